@@ -1,0 +1,59 @@
+// Command sealmark tests an MCP server by running it in a disposable sandbox
+// and judging it by what it did.
+//
+//	sealmark run -- node {cwd}/dist/index.js {sandbox}
+//	sealmark run --packs core --json report.json -- ./my-server --stdio
+//	sealmark run --example
+//	sealmark run --fixture fs --into ./sealmark-fixtures
+//
+// Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage or
+// configuration error; 3 the harness could not run (the server did not
+// start, ...); 128+n interrupted by signal n.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/smbin"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	smbin.Dispatch()
+	fixture.Dispatch()
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage: sealmark <command> [flags]
+
+commands:
+  run       start an MCP server in a sandbox and run the packs against it
+  version   print the version
+
+Run "sealmark run -h" for the flags of run.
+`
+
+// run is the whole CLI; main only exits with its code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdin, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "sealmark %s\n", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "sealmark: unknown command %q\n%s", args[0], usage)
+	return 2
+}

@@ -1,0 +1,114 @@
+// Package cleanup keeps the list of what a run must undo on every exit path:
+// the process groups it started and the sandboxes it made. Front ends call
+// Run from their signal handlers, so Ctrl-C, SIGTERM and SIGHUP leave no
+// process and no file behind.
+//
+//	undo := cleanup.Add(func() { proc.Kill() })
+//	defer undo()
+//	...
+//	// in a signal handler:
+//	cleanup.Run()
+package cleanup
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+var (
+	mu    sync.Mutex
+	next  int
+	tasks = map[int]func(){}
+)
+
+// Add registers fn to run on Run and returns a function that removes it
+// again (without running it). Tasks run newest first.
+func Add(fn func()) (remove func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	next++
+	id := next
+	tasks[id] = fn
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		delete(tasks, id)
+	}
+}
+
+// Run runs and removes every registered task, newest first. It is safe to
+// call more than once and from several goroutines.
+func Run() {
+	mu.Lock()
+	ids := make([]int, 0, len(tasks))
+	for id := range tasks {
+		ids = append(ids, id)
+	}
+	fns := make([]func(), 0, len(ids))
+	// newest first: the process stops before its sandbox is deleted.
+	for len(ids) > 0 {
+		maxI := 0
+		for i, id := range ids {
+			if id > ids[maxI] {
+				maxI = i
+			}
+		}
+		fns = append(fns, tasks[ids[maxI]])
+		delete(tasks, ids[maxI])
+		ids = append(ids[:maxI], ids[maxI+1:]...)
+	}
+	mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// Pending reports how many tasks are registered.
+func Pending() int {
+	mu.Lock()
+	defer mu.Unlock()
+	return len(tasks)
+}
+
+// Signals are the signals that take the cleanup path.
+var Signals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// OnSignal calls first on the first of Signals and, on a second one, runs
+// every task at once and exits with 128+n. It returns a function that stops
+// listening.
+func OnSignal(first func(os.Signal)) (stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, Signals...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			first(sig)
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-ch:
+			Run()
+			os.Exit(ExitCode(sig))
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+		})
+	}
+}
+
+// ExitCode is 128 plus the signal's number, as shells report it.
+func ExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}

@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// Config is one run's settings, resolved by a front end. The zero value of
+// every field is its default.
+type Config struct {
+	// Command is the stdio server's program: a name found on the scrubbed
+	// PATH, or a path (a relative path resolves against Cwd).
+	Command string
+	// Args are the program's arguments; placeholders expand.
+	Args []string
+	// Env is server.env as written; placeholders expand in values.
+	Env []environ.KV
+	// KeepEnv names variables copied from the caller's environment.
+	KeepEnv []string
+	// InheritEnv gives the server the caller's environment (plus Env and the
+	// canaries) instead of the scrubbed one, with a throwaway working
+	// directory. The run is CUSTOM. (sandbox.scrub_env: false)
+	InheritEnv bool
+	// NoSandbox makes no sandbox: inherited environment, throwaway working
+	// directory, packs needing the sandbox not applicable. The run is CUSTOM.
+	NoSandbox bool
+	// SandboxDir is the sandbox's parent directory; default the OS temp dir.
+	SandboxDir string
+	// KeepSandbox keeps the sandbox after the run and prints its path.
+	KeepSandbox bool
+	// MaxMiB is sandbox.max_mib (default 1024); enforced by the size observer.
+	MaxMiB int
+	// Packs selects packs by name; empty means every pack.
+	Packs []string
+	// Active lets probes that change state run.
+	Active bool
+	// FailOn is the lowest severity that fails the run; default High.
+	FailOn *packs.Severity
+	// StartTimeout bounds a start: process start, initialize and the tool
+	// list (default 30s). CallTimeout bounds one request (default 10s).
+	StartTimeout, CallTimeout time.Duration
+	// StdinGrace and TermGrace bound the shutdown steps (default 2s each).
+	StdinGrace, TermGrace time.Duration
+	// Cwd is {cwd}: where the harness was started from; default the
+	// working directory.
+	Cwd string
+	// Harness is the binary the sandbox's sm-* programs run; default
+	// os.Executable().
+	Harness string
+	// Caller is the harness's own environment; default os.Environ().
+	Caller []string
+	// Log receives warnings and progress lines; default io.Discard.
+	Log io.Writer
+	// Version is the tool version written into the report.
+	Version string
+	// Catalog is the packs the run may choose from; default All.
+	Catalog []packs.Pack
+}
+
+// Severity returns the fail bar.
+func (c *Config) failOn() packs.Severity {
+	if c.FailOn == nil {
+		return packs.High
+	}
+	return *c.FailOn
+}
+
+func (c *Config) defaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.StartTimeout, 30*time.Second)
+	def(&c.CallTimeout, 10*time.Second)
+	def(&c.StdinGrace, 2*time.Second)
+	def(&c.TermGrace, 2*time.Second)
+	if c.MaxMiB <= 0 {
+		c.MaxMiB = 1024
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+}
+
+// Validate reports a usage or configuration error, naming what is wrong.
+func (c *Config) Validate() error {
+	if c.Command == "" {
+		return fmt.Errorf("no server command: give one (sealmark run -- COMMAND [ARGS...], or Config.Command)")
+	}
+	known := map[string]bool{}
+	for _, p := range c.catalog() {
+		known[p.Name] = true
+	}
+	for _, name := range c.Packs {
+		if !known[name] {
+			return fmt.Errorf("unknown pack %q (known: %s)", name, packNames(c.catalog()))
+		}
+	}
+	for _, kv := range c.Env {
+		if kv.Name == "" {
+			return fmt.Errorf("server.env: an entry has an empty name")
+		}
+	}
+	return nil
+}
+
+func (c *Config) catalog() []packs.Pack {
+	if c.Catalog != nil {
+		return c.Catalog
+	}
+	return All
+}

@@ -1,0 +1,274 @@
+// Package engine is Sealmark's one engine: it makes the sandbox, starts the
+// server once per pack, runs each probe with a fresh token and builds the
+// report. It does not know which front end drives it.
+//
+//	e, err := engine.New(engine.Config{Command: "node", Args: []string{"server.js", "{sandbox}"}})
+//	if err != nil { ... }         // usage error: exit 2
+//	rep := e.Run(ctx, engine.Hooks{})
+//	os.Exit(report.ExitCode(rep, packs.High))
+//
+// The go test front end drives the same steps one at a time (Open,
+// StartPack, RunProbe, Close) so packs and probes become subtests.
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/cleanup"
+	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/redact"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/sandbox"
+	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/core"
+)
+
+// All is every pack Sealmark ships, in run order.
+var All = []packs.Pack{core.Pack}
+
+// Engine is one run.
+type Engine struct {
+	cfg      Config
+	redactor *redact.Redactor
+	sb       *sandbox.Sandbox
+	workdir  string // the server's cwd when there is no sandbox
+	vars     map[string]string
+	canaries []environ.KV
+	undo     func()
+
+	mu      sync.Mutex
+	rep     report.Report
+	starts  int
+	surface *packs.Surface
+	closed  bool
+}
+
+// New checks the configuration. Its error is a usage error (exit 2).
+func New(cfg Config) (*Engine, error) {
+	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the working directory for {cwd}: %v", err)
+		}
+		cfg.Cwd = wd
+	}
+	if cfg.Caller == nil {
+		cfg.Caller = os.Environ()
+	}
+	e := &Engine{cfg: cfg, redactor: redact.New()}
+	e.rep = report.Report{
+		Schema:  report.SchemaVersion,
+		Tool:    report.Tool{Name: "sealmark", Version: cfg.Version},
+		Class:   report.Standard,
+		Started: time.Now().UTC(),
+		Server:  report.Server{Command: cfg.Command, Args: cfg.Args},
+	}
+	for _, kv := range cfg.Env {
+		e.rep.Server.Env = append(e.rep.Server.Env, report.EnvEntry{Name: kv.Name, Value: redact.EnvValue(kv.Name, kv.Value, false)})
+	}
+	if cfg.NoSandbox {
+		e.custom("--no-sandbox: the server ran outside a sandbox with the inherited environment")
+	} else if cfg.InheritEnv {
+		e.custom("sandbox.scrub_env: false: the server got the inherited environment")
+	}
+	return e, nil
+}
+
+func (e *Engine) custom(reason string) {
+	e.rep.Class = report.Custom
+	e.rep.ClassReasons = append(e.rep.ClassReasons, reason)
+}
+
+// Packs returns the selected packs, in run order.
+func (e *Engine) Packs() []packs.Pack {
+	if len(e.cfg.Packs) == 0 {
+		return e.cfg.catalog()
+	}
+	var out []packs.Pack
+	for _, p := range e.cfg.catalog() {
+		for _, name := range e.cfg.Packs {
+			if p.Name == name {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Open makes the sandbox (or the throwaway working directory), the
+// canaries and the placeholders. Its error means the harness could not run.
+func (e *Engine) Open() error {
+	e.undo = cleanup.Add(func() { _ = e.removeSandbox() })
+	e.canaries = environ.Canaries()
+	for _, c := range e.canaries {
+		e.redactor.Secret(c.Value, "<canary>")
+	}
+	e.vars = map[string]string{"cwd": e.cfg.Cwd}
+	port, err := freePort()
+	if err != nil {
+		return e.harnessError(fmt.Errorf("picking a loopback port for {port}: %v", err))
+	}
+	e.vars["port"] = strconv.Itoa(port)
+	e.redactor.Stable(e.cfg.Cwd, "{cwd}")
+	if e.cfg.NoSandbox || e.cfg.InheritEnv {
+		dir, err := os.MkdirTemp(e.cfg.SandboxDir, "sealmark-work-")
+		if err != nil {
+			return e.harnessError(fmt.Errorf("making the throwaway working directory: %v", err))
+		}
+		e.workdir = dir
+		e.redactor.Stable(dir, "{workdir}")
+		e.rep.Sandbox.EnvMode = "inherited"
+	}
+	if !e.cfg.NoSandbox {
+		sb, err := sandbox.New(sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness})
+		if err != nil {
+			return e.harnessError(fmt.Errorf("making the sandbox: %v", err))
+		}
+		e.sb = sb
+		e.vars["sandbox"], e.vars["sandbox_home"] = sb.Root, sb.Home
+		for _, f := range sb.Files {
+			e.redactor.Secret(f.Secret, "<canary-file>")
+		}
+		e.redactor.Secret(sb.OKToken, "<ok-token>")
+		e.redactor.Stable(sb.Root, "{sandbox}")
+		e.redactor.Stable(sb.Home, "{sandbox_home}")
+		e.redactor.Stable(sb.RootEvil, "{sandbox_top}/root-evil")
+		e.redactor.Stable(sb.Top, "{sandbox_top}")
+		if e.rep.Sandbox.EnvMode == "" {
+			e.rep.Sandbox.EnvMode = "scrubbed"
+		}
+		e.rep.Sandbox.Path = sb.Top
+		e.rep.Sandbox.MaxMiB = e.cfg.MaxMiB
+		for _, n := range sb.Notes {
+			e.warn("sandbox: " + n)
+		}
+		if e.cfg.KeepSandbox {
+			e.rep.Sandbox.Kept = true
+			fmt.Fprintf(e.cfg.Log, "sealmark: keeping the sandbox at %s\n", sb.Top)
+		}
+	}
+	e.rep.Sandbox.Isolation = "procs=pgid"
+	top := ""
+	if e.sb != nil {
+		top = e.sb.Top
+	}
+	for _, w := range environ.PathWarnings(e.cfg.Args, e.cfg.Env, top) {
+		e.warn(w)
+	}
+	for _, kv := range e.cfg.Env {
+		if redact.SecretName(kv.Name) {
+			if v, err := environ.Expand(kv.Value, e.vars); err == nil {
+				e.redactor.Secret(v, "<redacted>")
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) warn(w string) {
+	e.mu.Lock()
+	e.rep.Warnings = append(e.rep.Warnings, w)
+	e.mu.Unlock()
+	fmt.Fprintf(e.cfg.Log, "sealmark: warning: %s\n", e.redactor.String(w))
+}
+
+// harnessError records that the harness could not run and returns err.
+func (e *Engine) harnessError(err error) error {
+	e.mu.Lock()
+	if e.rep.HarnessError == "" {
+		e.rep.HarnessError = err.Error()
+	}
+	e.mu.Unlock()
+	return err
+}
+
+// Close stops nothing (each pack's start stops itself), deletes the sandbox
+// unless it is kept, and finalizes the report. It is safe to call twice.
+func (e *Engine) Close() *report.Report {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return &e.rep
+	}
+	e.closed = true
+	e.mu.Unlock()
+	if err := e.removeSandbox(); err != nil {
+		e.rep.Sandbox.CleanupError = err.Error()
+		fmt.Fprintf(e.cfg.Log, "sealmark: %v\n", err)
+	}
+	if e.undo != nil {
+		e.undo()
+	}
+	if e.starts == 0 && e.rep.HarnessError == "" {
+		e.rep.HarnessError = "the server was never started: no pack ran"
+	}
+	e.rep.Finished = time.Now().UTC()
+	report.Finalize(&e.rep, e.redactor)
+	if e.rep.Sandbox.Kept && e.sb != nil {
+		e.rep.Sandbox.Path = e.sb.Top
+	}
+	return &e.rep
+}
+
+func (e *Engine) removeSandbox() error {
+	var errs []string
+	if e.sb != nil && !e.cfg.KeepSandbox {
+		if err := e.sb.Remove(); err != nil {
+			errs = append(errs, fmt.Sprintf("could not delete the sandbox %s: %v", e.sb.Top, err))
+		}
+	}
+	if e.workdir != "" {
+		if err := os.RemoveAll(e.workdir); err != nil {
+			errs = append(errs, fmt.Sprintf("could not delete the working directory %s: %v", e.workdir, err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Report returns the report so far (final after Close).
+func (e *Engine) Report() *report.Report { return &e.rep }
+
+// FailOn is the run's fail bar.
+func (e *Engine) FailOn() packs.Severity { return e.cfg.failOn() }
+
+// Redact masks every secret the run knows in s and replaces real paths and
+// tokens by their stable names.
+func (e *Engine) Redact(s string) string { return e.redactor.String(s) }
+
+func token() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "smtok-" + hex.EncodeToString(b)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func packNames(ps []packs.Pack) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,101 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/packs/core"
+)
+
+// startHostile runs the first start against a hostile fixture and returns
+// the start error, with the peak heap seen while it ran.
+func startHostile(t *testing.T, flaws string) (error, uint64) {
+	cfg := fixtureConfig(t, flaws)
+	cfg.StartTimeout = 3 * time.Second
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	require.NoError(t, e.Open())
+	defer e.Close()
+
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	pr, err := e.StartPack(context.Background(), core.Pack)
+	close(stop)
+	<-sampled
+	if pr != nil {
+		pr.Close()
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("peak heap %d MiB, allocated %d MiB", peak.Load()>>20, allocated>>20)
+	return err, allocated
+}
+
+// TestHugeLineIsBounded: a server that writes a 100 MiB line without a
+// newline ends as a clear start error within the start bound, and the
+// harness allocates far less than the line.
+func TestHugeLineIsBounded(t *testing.T) {
+	err, allocated := startHostile(t, "spew-line")
+	var se *engine.StartError
+	require.True(t, errors.As(err, &se), "want a StartError, got %v", err)
+	assert.Contains(t, err.Error(), "did not complete initialize within 3s")
+	assert.Less(t, allocated, uint64(40<<20), "a 100 MiB line must not be buffered")
+}
+
+// TestSilentServerIsBounded: a server that never answers initialize ends as
+// a start error with its log tail, not a hang.
+func TestSilentServerIsBounded(t *testing.T) {
+	start := time.Now()
+	err, _ := startHostile(t, "hang-init")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "did not complete initialize within 3s")
+	assert.Contains(t, err.Error(), "sealmark-fixture ready", "the error carries the server log tail")
+	t.Logf("gave up after %s", time.Since(start).Round(time.Millisecond))
+}
+
+// TestStartFailureIsNeverClean: a run whose server cannot start reports a
+// harness error, never a clean run.
+func TestStartFailureIsNeverClean(t *testing.T) {
+	cfg := fixtureConfig(t, "")
+	cfg.Command = "sealmark-no-such-server-program"
+	cfg.Args = nil
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	rep := e.Run(context.Background(), engine.Hooks{})
+	assert.Contains(t, rep.HarnessError, "sealmark-no-such-server-program")
+	assert.True(t, strings.Contains(rep.HarnessError, "PATH"), "the error names the PATH searched: %s", rep.HarnessError)
+	entries, _ := os.ReadDir(cfg.SandboxDir)
+	assert.Empty(t, entries, "the sandbox is deleted")
+}

@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/cleanup"
+	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/session"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// StartError is a server start that failed: the process did not start, did
+// not complete initialize, or did not list its tools in time.
+type StartError struct {
+	Err     error
+	LogTail string // the end of the server log, redacted
+}
+
+func (e *StartError) Error() string {
+	if e.LogTail == "" {
+		return e.Err.Error() + " (the server log is empty)"
+	}
+	return fmt.Sprintf("%v\nserver log (last lines):\n%s", e.Err, e.LogTail)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// PackRun is one pack on its own start of the server.
+type PackRun struct {
+	e        *Engine
+	pack     packs.Pack
+	proc     *launch.Process
+	sess     *session.Session
+	surface  *packs.Surface
+	canaries []packs.Secret
+	shared   map[string]any
+	idx      int
+	undo     func()
+	stopped  bool
+}
+
+// StartPack starts the server for one pack. The first start of the run
+// gets the canaries and its tool list becomes the run's surface. A
+// *StartError means the server did not start.
+func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error) {
+	e.mu.Lock()
+	first := e.starts == 0
+	e.starts++
+	e.rep.Packs = append(e.rep.Packs, report.Pack{Name: pk.Name, Doc: pk.Doc})
+	pr := &PackRun{e: e, pack: pk, shared: map[string]any{}, idx: len(e.rep.Packs) - 1}
+	e.mu.Unlock()
+
+	args := make([]string, len(e.cfg.Args))
+	for i, a := range e.cfg.Args {
+		v, err := environ.Expand(a, e.vars)
+		if err != nil {
+			return nil, e.startError(pr, fmt.Errorf("server.args[%d]: %v", i, err))
+		}
+		args[i] = v
+	}
+	var serverEnv []environ.KV
+	for _, kv := range e.cfg.Env {
+		v, err := environ.Expand(kv.Value, e.vars)
+		if err != nil {
+			return nil, e.startError(pr, fmt.Errorf("server.env %s: %v", kv.Name, err))
+		}
+		serverEnv = append(serverEnv, environ.KV{Name: kv.Name, Value: v})
+	}
+	spec := environ.Spec{Scrub: e.sb != nil && !e.cfg.InheritEnv, KeepEnv: e.cfg.KeepEnv, ServerEnv: serverEnv, Caller: e.cfg.Caller, GOOS: goos}
+	dir := e.workdir
+	if e.sb != nil {
+		spec.Bin, spec.Home, spec.Tmp = e.sb.Bin, e.sb.Home, e.sb.Tmp
+		if dir == "" {
+			dir = e.sb.Root
+		}
+	}
+	if first {
+		spec.Canaries = e.canaries
+		for _, c := range e.canaries {
+			pr.canaries = append(pr.canaries, packs.Secret{Name: c.Name, Value: c.Value})
+		}
+	}
+	env, inherited := environ.Build(spec)
+	if first && spec.Scrub {
+		e.rep.Sandbox.Inherited = inherited
+	}
+	path, err := environ.LookPath(e.cfg.Command, lookupPATH(env), e.cfg.Cwd)
+	if err != nil {
+		return nil, e.startError(pr, fmt.Errorf("server command: %v", err))
+	}
+	proc, err := launch.Start(launch.Spec{Path: path, Args: args, Env: env, Dir: dir})
+	if err != nil {
+		return nil, e.startError(pr, fmt.Errorf("starting %s: %v", e.cfg.Command, err))
+	}
+	pr.proc = proc
+	pr.undo = cleanup.Add(proc.Kill)
+	pr.sess = session.Open(proc)
+
+	sctx, cancel := context.WithTimeout(ctx, e.cfg.StartTimeout)
+	defer cancel()
+	init, err := pr.sess.Initialize(sctx, session.LegacyVersion)
+	if err != nil {
+		pr.Close()
+		return nil, e.startError(pr, fmt.Errorf("the server did not complete initialize within %s: %v", e.cfg.StartTimeout, err))
+	}
+	surface := &packs.Surface{Init: init}
+	tools, err := pr.sess.ListTools(sctx, 100)
+	surface.Tools = tools
+	if err != nil {
+		surface.ToolsError = err.Error()
+	}
+	pr.surface = surface
+	if first {
+		e.mu.Lock()
+		e.surface = surface
+		e.rep.Protocol = report.Protocol{Era: "legacy", Version: init.Version, ServerName: init.Server.Name, ServerVersion: init.Server.Version}
+		e.mu.Unlock()
+	}
+	return pr, nil
+}
+
+// startError records a failed start, with the log tail, as the harness error.
+func (e *Engine) startError(pr *PackRun, err error) error {
+	se := &StartError{Err: err}
+	if pr.proc != nil {
+		pr.stop()
+		se.LogTail = e.redactor.String(pr.proc.Log().Tail(2048))
+	}
+	e.harnessError(fmt.Errorf("pack %s: %s", pr.pack.Name, se.Error()))
+	return se
+}
+
+// Applies reports whether the pack applies to this server, and why not.
+func (pr *PackRun) Applies() (bool, string) {
+	if pr.pack.Applies == nil {
+		return true, ""
+	}
+	s := pr.surface
+	if pr.e.surface != nil {
+		s = pr.e.surface
+	}
+	return pr.pack.Applies(s)
+}
+
+// NotApplicable records the whole pack as not applicable.
+func (pr *PackRun) NotApplicable(why string) {
+	pr.e.mu.Lock()
+	defer pr.e.mu.Unlock()
+	pr.e.rep.NotCovered = append(pr.e.rep.NotCovered, report.NotCovered{Pack: pr.pack.Name, Reason: "not applicable: " + why})
+}
+
+// RunProbe runs one probe with a fresh token and records its result.
+func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe {
+	e := pr.e
+	tok := token()
+	e.redactor.Stable(tok, "{token}")
+	res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity, Token: tok}
+	start := time.Now()
+	if probe.Active && !e.cfg.Active {
+		res.Verdict, res.Reason = packs.NotApplicable, "an active probe: runs only with --active (Config.Active)"
+	} else {
+		p := &packs.Pass{
+			Ctx: ctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface,
+			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
+			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared,
+		}
+		if panicked := runGuarded(probe.Run, p); panicked != "" {
+			res.Verdict, res.Reason = packs.Errored, panicked
+		} else {
+			res.Verdict, res.Reason, res.Findings, res.Notes = p.Outcome()
+		}
+	}
+	res.Millis = time.Since(start).Milliseconds()
+	e.mu.Lock()
+	e.rep.Packs[pr.idx].Probes = append(e.rep.Packs[pr.idx].Probes, res)
+	if res.Verdict == packs.NotApplicable || res.Verdict == packs.Inconclusive {
+		e.rep.NotCovered = append(e.rep.NotCovered, report.NotCovered{Pack: pr.pack.Name, Probe: probe.Name, Reason: string(res.Verdict) + ": " + res.Reason})
+	}
+	e.mu.Unlock()
+	return res
+}
+
+// runGuarded runs a probe; a panic is the harness's own error, with its stack.
+func runGuarded(run func(*packs.Pass), p *packs.Pass) (panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = fmt.Sprintf("the probe panicked: %v\n%s", r, debug.Stack())
+		}
+	}()
+	run(p)
+	return ""
+}
+
+// Close stops the pack's server per the spec and records what outlived it.
+func (pr *PackRun) Close() {
+	if pr.stopped {
+		return
+	}
+	pr.stop()
+	pr.stopped = true
+}
+
+func (pr *PackRun) stop() {
+	if pr.proc == nil || pr.stopped {
+		return
+	}
+	pr.stopped = true
+	if pr.sess != nil {
+		pr.sess.Close()
+	}
+	st := pr.proc.Stop(pr.e.cfg.StdinGrace, pr.e.cfg.TermGrace)
+	if pr.undo != nil {
+		pr.undo()
+	}
+	if len(st.Leftover) > 0 {
+		pr.e.warn(fmt.Sprintf("pack %s: %d process(es) of the server's group outlived it and were killed: pids %v", pr.pack.Name, len(st.Leftover), st.Leftover))
+	}
+	if lost := pr.proc.Log().Lost(); lost > 0 {
+		pr.e.warn(fmt.Sprintf("pack %s: the server log lost %d bytes (only the most recent output is kept)", pr.pack.Name, lost))
+	}
+	if lost := pr.proc.FramesLost(); lost > 0 {
+		pr.e.warn(fmt.Sprintf("pack %s: %d bytes of stdout evidence were dropped to keep memory bounded", pr.pack.Name, lost))
+	}
+}
+
+// Pack returns the pack this run is for.
+func (pr *PackRun) Pack() packs.Pack { return pr.pack }

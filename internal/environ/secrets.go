@@ -1,0 +1,47 @@
+package environ
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+)
+
+// The names of the two canary variables.
+const (
+	CanaryVar     = "SEALMARK_CANARY"
+	FakeAPIKeyVar = "SEALMARK_FAKE_API_KEY"
+)
+
+// secretParts are the name fragments that make a variable secret-looking.
+var secretParts = []string{"key", "token", "secret", "passw", "auth", "credential", "cookie", "bearer"}
+
+// SecretName reports whether a variable or header name looks like it holds a
+// secret: it contains key, token, secret, passw, auth, credential, cookie or
+// bearer, in any letter case, anywhere in the name (so MONKEY and AUTHOR
+// match, and SIGNING does not).
+func SecretName(name string) bool {
+	lower := strings.ToLower(name)
+	for _, p := range secretParts {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Canaries returns the two canary variables with fresh random values:
+// SEALMARK_CANARY=sm-canary-<16 hex> and
+// SEALMARK_FAKE_API_KEY=sk-sealmark-fake-<24 hex>.
+func Canaries() []KV {
+	return []KV{
+		{Name: CanaryVar, Value: "sm-canary-" + randomHex(8)},
+		{Name: FakeAPIKeyVar, Value: "sk-sealmark-fake-" + randomHex(12)},
+	}
+}
+
+// randomHex returns n random bytes from crypto/rand as 2n hex digits.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (it crashes the program instead)
+	return hex.EncodeToString(b)
+}

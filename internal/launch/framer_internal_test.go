@@ -1,0 +1,128 @@
+package launch
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+type wantFrame struct {
+	kind FrameKind
+	data string
+	size int64
+}
+
+// frame runs a framer over input and returns the frames and the forwarded
+// messages.
+func frame(t *testing.T, input io.Reader, maxLine int) ([]Frame, string) {
+	t.Helper()
+	log := newFrameLog(DefaultMaxFrameBytes)
+	r, w := io.Pipe()
+	got := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		got <- string(b)
+	}()
+	newFramer(log, w, maxLine).run(input)
+	return log.since(0), <-got
+}
+
+func checkFrames(t *testing.T, got []Frame, want []wantFrame) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d frames, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Kind != w.kind || string(g.Data) != w.data || g.Size != w.size || g.Seq != i {
+			t.Errorf("frame %d = {Seq:%d Kind:%s Data:%.40q(len %d) Size:%d}, want {Kind:%s Data:%.40q(len %d) Size:%d}",
+				i, g.Seq, g.Kind, g.Data, len(g.Data), g.Size, w.kind, w.data, len(w.data), w.size)
+		}
+	}
+}
+
+func TestFramerLineEndings(t *testing.T) {
+	const in = "a\r\n\r\n{}\n\r\r\n[1]\r"
+	want := []wantFrame{
+		{Garbage, "a", 1},
+		{Blank, "", 0},
+		{JSON, "{}", 2},
+		{Blank, "\r", 1}, // only one trailing "\r" belongs to the line ending
+		{JSON, "[1]", 3}, // unterminated last line, "\r" removed
+	}
+	for name, r := range map[string]io.Reader{
+		"whole":        strings.NewReader(in),
+		"byte-by-byte": iotest.OneByteReader(strings.NewReader(in)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			frames, msgs := frame(t, r, 100)
+			checkFrames(t, frames, want)
+			if msgs != "{}\n[1]\n" {
+				t.Errorf("messages = %q, want %q", msgs, "{}\n[1]\n")
+			}
+		})
+	}
+}
+
+func TestFramerMaxLineBoundary(t *testing.T) {
+	in := "0123456789\r\n" + // exactly maxLine before its "\r\n": kept
+		"0123456789a\n" + // one byte over
+		"0123456789a\r\n" +
+		"ok\n"
+	frames, _ := frame(t, iotest.HalfReader(strings.NewReader(in)), 10)
+	checkFrames(t, frames, []wantFrame{
+		{Garbage, "0123456789", 10},
+		{Oversize, "0123456789a", 11},
+		{Oversize, "0123456789a", 11},
+		{Garbage, "ok", 2},
+	})
+}
+
+func TestFramerLinesLongerThanItsBuffer(t *testing.T) {
+	long := `"` + strings.Repeat("j", 3*readBuffer) + `"`
+	huge := strings.Repeat("h", 5*readBuffer)
+	in := long + "\n" + huge + "\r\n" + "[]"
+	frames, msgs := frame(t, strings.NewReader(in), 4*readBuffer)
+	checkFrames(t, frames, []wantFrame{
+		{JSON, long, int64(len(long))},
+		{Oversize, huge[:oversizeKeep], int64(len(huge))},
+		{JSON, "[]", 2},
+	})
+	if msgs != long+"\n[]\n" {
+		t.Errorf("messages = %d bytes, want the two JSON lines", len(msgs))
+	}
+}
+
+func TestFramerKeepsRecordingWhenMessagesIsClosed(t *testing.T) {
+	log := newFrameLog(DefaultMaxFrameBytes)
+	r, w := io.Pipe()
+	r.Close()
+	newFramer(log, w, 100).run(strings.NewReader("{}\nx\n[]\n"))
+	if got := len(log.since(0)); got != 3 {
+		t.Errorf("recorded %d frames after the reader went away, want 3", got)
+	}
+}
+
+func TestFrameLogBudget(t *testing.T) {
+	l := newFrameLog(10)
+	for i := range 5 {
+		l.add(JSON, bytes.Repeat([]byte{'0' + byte(i)}, 4), 4)
+	}
+	frames := l.since(0)
+	var kept []string
+	for _, f := range frames {
+		kept = append(kept, string(f.Data))
+	}
+	if want := []string{"", "", "", "3333", "4444"}; strings.Join(kept, ",") != strings.Join(want, ",") {
+		t.Errorf("data kept = %q, want %q", kept, want)
+	}
+	if l.bytesLost() != 12 {
+		t.Errorf("bytesLost() = %d, want 12", l.bytesLost())
+	}
+	l.add(JSON, make([]byte, 11), 11) // larger than the whole budget
+	if last := l.since(5); len(last) != 1 || last[0].Data != nil || l.bytesLost() != 12+8+11 {
+		t.Errorf("a frame larger than the budget: Data %v, bytesLost %d; want nil, %d", last[0].Data, l.bytesLost(), 12+8+11)
+	}
+}

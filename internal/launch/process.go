@@ -1,0 +1,202 @@
+package launch
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sealmark/sealmark/observers/serverlog"
+)
+
+// Process is a running stdio server in its own process group.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  *stdin
+	msgR   *io.PipeReader
+	msgW   *io.PipeWriter
+	stdout *os.File // read end, owned by the framer until drain
+	stderr *os.File // read end, owned by the log copier until drain
+	frames *frameLog
+	log    *serverlog.Log
+
+	done   chan struct{} // the leader exited and was reaped
+	framed chan struct{} // the framer returned
+	logged chan struct{} // the log copier returned
+	status atomic.Value  // string, set before done closes
+
+	stopOnce  sync.Once
+	report    StopReport
+	groupGone atomic.Bool // the group was seen empty: never signal it again
+}
+
+// Start starts the program in spec in a new process group, with pipes for
+// stdin and stdout and its stderr going to a server log. It returns as soon
+// as the program is running; always call Stop (or at least Kill) afterwards.
+func Start(spec Spec) (*Process, error) {
+	if !filepath.IsAbs(spec.Path) {
+		return nil, fmt.Errorf("launch: program path %q is not absolute", spec.Path)
+	}
+	env := spec.Env
+	if env == nil {
+		env = []string{} // nil would make exec inherit the harness's environment
+	}
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Env = env
+	cmd.Dir = spec.Dir
+	cmd.SysProcAttr = groupAttr()
+
+	// The pipes are made here rather than by exec so that Wait never waits
+	// for (or closes) them: the reaper must not depend on a grandchild
+	// closing its copy of stdout or stderr.
+	var ends [6]*os.File // inR, inW, outR, outW, errR, errW
+	for i := 0; i < len(ends); i += 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(ends[:i]...)
+			return nil, fmt.Errorf("launch: pipe: %w", err)
+		}
+		ends[i], ends[i+1] = r, w
+	}
+	inR, inW, outR, outW, errR, errW := ends[0], ends[1], ends[2], ends[3], ends[4], ends[5]
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	err := cmd.Start()
+	closeAll(inR, outW, errW) // the child holds its own copies
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, fmt.Errorf("launch: start %s: %w", spec.Path, err)
+	}
+
+	msgR, msgW := io.Pipe()
+	p := &Process{
+		cmd:    cmd,
+		stdin:  &stdin{f: inW},
+		msgR:   msgR,
+		msgW:   msgW,
+		stdout: outR,
+		stderr: errR,
+		frames: newFrameLog(spec.maxFrameBytes()),
+		log:    serverlog.New(spec.logBytes()),
+		done:   make(chan struct{}),
+		framed: make(chan struct{}),
+		logged: make(chan struct{}),
+	}
+	go p.reap()
+	go func() {
+		defer close(p.framed)
+		newFramer(p.frames, msgW, spec.maxLine()).run(outR)
+	}()
+	go func() {
+		defer close(p.logged)
+		copyLog(p.log, errR)
+	}()
+	return p, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+func (p *Process) reap() {
+	_ = p.cmd.Wait()
+	status := "exited"
+	if ps := p.cmd.ProcessState; ps != nil {
+		status = ps.String()
+	}
+	p.status.Store(status)
+	close(p.done)
+}
+
+// copyLog copies r into log until r ends.
+func copyLog(log *serverlog.Log, r io.Reader) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		_, _ = log.Write(buf[:n])
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Messages returns the server's valid JSON lines, each followed by "\n": the
+// input for mcp-go's transport.NewIO. It ends (EOF) when stdout ends or the
+// process is stopped. Other lines are only recorded as frames.
+func (p *Process) Messages() io.Reader { return p.msgR }
+
+// Input returns the writer to the server's stdin. Each Write goes out whole,
+// never interleaved with another Write or a WriteRaw. Close closes stdin.
+func (p *Process) Input() io.WriteCloser { return p.stdin }
+
+// WriteRaw writes b to the server's stdin exactly as given, through the same
+// lock as Input, so it never splits another frame.
+func (p *Process) WriteRaw(b []byte) error {
+	_, err := p.stdin.Write(b)
+	return err
+}
+
+// CloseStdin closes the server's stdin. It is idempotent, and it makes a
+// write blocked on a server that does not read return ErrStdinClosed.
+func (p *Process) CloseStdin() error { return p.stdin.Close() }
+
+// Frames returns copies of the recorded stdout frames with Seq >= from.
+// FrameCount before an action and Frames(count) after it gives the frames
+// the action produced.
+func (p *Process) Frames(from int) []Frame { return p.frames.since(from) }
+
+// FrameCount returns the number of frames recorded so far, which is also the
+// Seq the next frame will have.
+func (p *Process) FrameCount() int { return p.frames.count() }
+
+// FramesLost returns the bytes of frame Data dropped to stay within
+// Spec.MaxFrameBytes.
+func (p *Process) FramesLost() int64 { return p.frames.bytesLost() }
+
+// Log returns the server log: the most recent stderr bytes.
+func (p *Process) Log() *serverlog.Log { return p.log }
+
+// Pid returns the leader's process id, which is also its process group id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed when the leader has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitStatus describes how the leader ended ("exit status 3",
+// "signal: killed"), or is "" while it runs.
+func (p *Process) ExitStatus() string {
+	s, _ := p.status.Load().(string)
+	return s
+}
+
+// WaitExit reports whether the leader exits within d. It sends no signal.
+func (p *Process) WaitExit(d time.Duration) bool {
+	return waitFor(p.done, d)
+}
+
+// waitFor reports whether ch closes within d.
+func waitFor(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	if d <= 0 {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}

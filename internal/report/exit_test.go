@@ -1,0 +1,47 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+func TestExitCode(t *testing.T) {
+	probe := func(v packs.Verdict, sev packs.Severity, findings ...packs.Severity) Probe {
+		p := Probe{ID: "P", Verdict: v, Severity: sev}
+		for _, s := range findings {
+			p.Findings = append(p.Findings, packs.Finding{Severity: s})
+		}
+		return p
+	}
+	report := func(probes ...Probe) *Report { return &Report{Packs: []Pack{{Name: "p", Probes: probes}}} }
+
+	tests := []struct {
+		name   string
+		rep    *Report
+		failOn packs.Severity
+		want   int
+	}{
+		{"nil report", nil, packs.High, ExitHarness},
+		{"harness error wins", &Report{HarnessError: "server did not start", Packs: report(probe(packs.Failed, packs.Critical, packs.Critical)).Packs}, packs.High, ExitHarness},
+		{"harness error alone", &Report{HarnessError: "no sandbox"}, packs.High, ExitHarness},
+		{"empty", &Report{}, packs.Info, ExitClean},
+		{"all pass", report(probe(packs.Passed, packs.Critical)), packs.Info, ExitClean},
+		{"critical at high", report(probe(packs.Failed, packs.Critical, packs.Critical)), packs.High, ExitFindings},
+		{"high at high", report(probe(packs.Failed, packs.High, packs.High)), packs.High, ExitFindings},
+		{"medium at high", report(probe(packs.Failed, packs.Medium, packs.Medium)), packs.High, ExitClean},
+		{"medium at medium", report(probe(packs.Failed, packs.Medium, packs.Medium)), packs.Medium, ExitFindings},
+		{"finding severity, not probe severity", report(probe(packs.Failed, packs.Critical, packs.Low)), packs.High, ExitClean},
+		{"one of several findings", report(probe(packs.Failed, packs.Low, packs.Low, packs.Critical)), packs.Critical, ExitFindings},
+		{"info finding on a passing probe", report(probe(packs.Passed, packs.Info, packs.Critical)), packs.Info, ExitClean},
+		{"finding on an inconclusive probe", report(probe(packs.Inconclusive, packs.High, packs.High)), packs.Low, ExitClean},
+		{"fail without findings uses the probe severity", report(probe(packs.Failed, packs.High)), packs.High, ExitFindings},
+		{"fail without findings below the bar", report(probe(packs.Failed, packs.Low)), packs.High, ExitClean},
+		{"error verdict", report(probe(packs.Errored, packs.Critical)), packs.Info, ExitClean},
+	}
+	for _, tt := range tests {
+		if got := ExitCode(tt.rep, tt.failOn); got != tt.want {
+			t.Errorf("%s: ExitCode(failOn %s) = %d, want %d", tt.name, tt.failOn, got, tt.want)
+		}
+	}
+}

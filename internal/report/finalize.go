@@ -1,0 +1,96 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/sealmark/sealmark/internal/redact"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// Finalize prepares rep for the writers, in this order:
+//  1. r.Apply(rep): every string field is redacted (secrets masked, run-specific
+//     paths and tokens replaced by stable names), except that Sandbox.Path of
+//     a kept sandbox and Sandbox.CleanupError keep their real paths (secrets
+//     still masked), since they name a directory left on the user's machine;
+//     a nil r skips this step;
+//  2. every finding without a Fingerprint gets Fingerprint(probe ID, message),
+//     computed on the redacted message, so it is stable across runs;
+//  3. Schema is set to SchemaVersion when empty, nil Packs and Probes become
+//     empty lists, and Summary is computed from Packs.
+//
+// Call it once, after the run, before any writer.
+func Finalize(rep *Report, r *redact.Redactor) {
+	if r != nil {
+		kept, cleanup := rep.Sandbox.Path, rep.Sandbox.CleanupError
+		r.Apply(rep)
+		// A directory left on the user's machine is named by its real path,
+		// so the user can find it: secrets masked, stable names not applied.
+		if rep.Sandbox.Kept {
+			rep.Sandbox.Path = r.Mask(kept)
+		}
+		if cleanup != "" {
+			rep.Sandbox.CleanupError = r.Mask(cleanup)
+		}
+	}
+	if rep.Schema == "" {
+		rep.Schema = SchemaVersion
+	}
+	if rep.Packs == nil {
+		rep.Packs = []Pack{}
+	}
+	for i := range rep.Packs {
+		pk := &rep.Packs[i]
+		if pk.Probes == nil {
+			pk.Probes = []Probe{}
+		}
+		for j := range pk.Probes {
+			pr := &pk.Probes[j]
+			for k := range pr.Findings {
+				f := &pr.Findings[k]
+				if f.Fingerprint == "" {
+					f.Fingerprint = Fingerprint(pr.ID, f.Message)
+				}
+			}
+		}
+	}
+	rep.Summary = summarize(rep)
+}
+
+// Fingerprint identifies a finding across runs: the first 16 hexadecimal
+// characters of the SHA-256 of the probe id, a NUL byte and the (redacted)
+// message.
+func Fingerprint(probeID, message string) string {
+	sum := sha256.Sum256([]byte(probeID + "\x00" + message))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// verdicts lists the five verdicts in the order the summary names them.
+var verdicts = []packs.Verdict{packs.Passed, packs.Failed, packs.NotApplicable, packs.Inconclusive, packs.Errored}
+
+// severities lists the severities, highest first.
+var severities = []packs.Severity{packs.Critical, packs.High, packs.Medium, packs.Low, packs.Info}
+
+// summarize counts probes by verdict and the findings of failing probes by
+// severity name. Every known verdict and severity is present, zero or not.
+func summarize(rep *Report) Summary {
+	s := Summary{Verdicts: map[packs.Verdict]int{}, Findings: map[string]int{}}
+	for _, v := range verdicts {
+		s.Verdicts[v] = 0
+	}
+	for _, sev := range severities {
+		s.Findings[sev.String()] = 0
+	}
+	for _, pk := range rep.Packs {
+		for _, pr := range pk.Probes {
+			s.Verdicts[pr.Verdict]++
+			if pr.Verdict != packs.Failed {
+				continue
+			}
+			for _, f := range pr.Findings {
+				s.Findings[f.Severity.String()]++
+			}
+		}
+	}
+	return s
+}

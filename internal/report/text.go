@@ -1,0 +1,277 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// WriteText writes rep the way a person reads it in a terminal:
+//
+//	sealmark dev — STANDARD
+//	server:  node {cwd}/index.js {sandbox}
+//	         env: API_KEY=<redacted> MODE=fast
+//	sandbox: envMode=scrubbed inherited: PATH (system part), LANG
+//	protocol: legacy 2025-11-25 (server example-notes 1.0.0)
+//	warning: server.args[1] (/data) points at a real path on this machine; valid calls may read or write it
+//
+//	core
+//	  PASS  initialize            CORE-INIT
+//	  FAIL  secret-echo           CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response of tool debug_info
+//	          evidence: response: tools/call debug_info result contains SEALMARK_CANARY
+//	  N/A   tool-sweep            CORE-TOOL-SWEEP: no read-only tool
+//
+//	not covered:
+//	  fs: not applicable: no path-taking tool
+//	summary: 7 pass, 1 fail (1 critical), 1 not applicable, 0 inconclusive, 0 error
+//
+// Every line that is not a probe or a detail under one starts with a fixed
+// word and a colon, so the report greps well. Text that came from the server
+// (messages, evidence) has control characters escaped, so it cannot move the
+// cursor or recolor the terminal, and its extra lines are indented under the
+// line they belong to.
+func WriteText(w io.Writer, rep *Report) error {
+	var b strings.Builder
+	writeHeader(&b, rep)
+	writePacks(&b, rep)
+	writeFooter(&b, rep)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("report: write text: %w", err)
+	}
+	return nil
+}
+
+const cont = "         " // continuation indent under "server:  " and "sandbox: "
+
+func writeHeader(b *strings.Builder, rep *Report) {
+	name := rep.Tool.Name
+	if name == "" {
+		name = "sealmark"
+	}
+	title := strings.TrimSpace(clean(name) + " " + clean(rep.Tool.Version))
+	if rep.Class != "" {
+		title += " — " + clean(rep.Class)
+	}
+	b.WriteString(title + "\n")
+	for _, reason := range rep.ClassReasons {
+		line(b, "custom: ", reason)
+	}
+
+	srv := rep.Server
+	var first []string
+	if srv.Command != "" {
+		first = append(first, word(srv.Command))
+		for _, a := range srv.Args {
+			first = append(first, word(a))
+		}
+	}
+	var more []string
+	switch {
+	case len(first) == 0 && srv.URL != "":
+		first = []string{word(srv.URL)}
+	case srv.URL != "":
+		more = append(more, "url: "+word(srv.URL))
+	}
+	if len(srv.Env) > 0 {
+		vars := make([]string, len(srv.Env))
+		for i, e := range srv.Env {
+			vars[i] = clean(e.Name) + "=" + word(e.Value)
+		}
+		more = append(more, "env: "+strings.Join(vars, " "))
+	}
+	if len(first) > 0 || len(more) > 0 {
+		b.WriteString("server:  " + strings.Join(first, " ") + "\n")
+		for _, m := range more {
+			b.WriteString(cont + m + "\n")
+		}
+	}
+
+	sb := rep.Sandbox
+	if sb.EnvMode != "" || len(sb.Inherited) > 0 || sb.Isolation != "" || sb.Kept || sb.MaxMiB > 0 {
+		s := "sandbox: envMode=" + clean(sb.EnvMode)
+		if sb.EnvMode == "" {
+			s = "sandbox: envMode=none"
+		}
+		if len(sb.Inherited) > 0 {
+			s += " inherited: " + clean(strings.Join(sb.Inherited, ", "))
+		}
+		b.WriteString(s + "\n")
+		if sb.Isolation != "" {
+			b.WriteString(cont + "isolation: " + clean(sb.Isolation) + "\n")
+		}
+		if sb.MaxMiB > 0 {
+			fmt.Fprintf(b, "%ssize limit: %d MiB\n", cont, sb.MaxMiB)
+		}
+		if sb.Kept {
+			b.WriteString(cont + "kept: " + clean(sb.Path) + "\n")
+		}
+	}
+
+	if p := rep.Protocol; p != (Protocol{}) {
+		s := strings.TrimSpace(clean(p.Era) + " " + clean(p.Version))
+		if p.ServerName != "" || p.ServerVersion != "" {
+			s += " (server " + strings.TrimSpace(clean(p.ServerName)+" "+clean(p.ServerVersion)) + ")"
+		}
+		b.WriteString("protocol: " + strings.TrimSpace(s) + "\n")
+	}
+	if !rep.Started.IsZero() {
+		s := rep.Started.UTC().Format(time.RFC3339)
+		if !rep.Finished.IsZero() {
+			s += ", took " + rep.Finished.Sub(rep.Started).Round(time.Millisecond).String()
+		}
+		b.WriteString("started: " + s + "\n")
+	}
+	for _, w := range rep.Warnings {
+		line(b, "warning: ", w)
+	}
+}
+
+func writePacks(b *strings.Builder, rep *Report) {
+	vw, nw := len("PASS"), 20
+	for _, pk := range rep.Packs {
+		for _, pr := range pk.Probes {
+			vw = max(vw, len(verdictLabel(pr.Verdict)))
+			nw = max(nw, len(clean(pr.Name)))
+		}
+	}
+	detail := strings.Repeat(" ", 2+vw+2+2) // two past the start of the name column
+	for _, pk := range rep.Packs {
+		b.WriteString("\n" + clean(pk.Name))
+		if pk.User {
+			b.WriteString(" (your own probes)")
+		}
+		b.WriteString("\n")
+		if len(pk.Probes) == 0 {
+			b.WriteString("  (no probes ran)\n")
+		}
+		for _, pr := range pk.Probes {
+			fmt.Fprintf(b, "  %-*s  %-*s  %s", vw, verdictLabel(pr.Verdict), nw, clean(pr.Name), clean(pr.ID))
+			findings := pr.Findings
+			reasonShown := false
+			switch {
+			case len(findings) > 0:
+				b.WriteString(" ")
+				writeFinding(b, findings[0], detail)
+				findings = findings[1:]
+			case pr.Reason != "":
+				b.WriteString(": " + indent(pr.Reason, detail) + "\n")
+				reasonShown = true
+			default:
+				b.WriteString("\n")
+			}
+			for _, f := range findings {
+				b.WriteString(detail)
+				writeFinding(b, f, detail)
+			}
+			if pr.Reason != "" && !reasonShown {
+				line(b, detail+"reason: ", pr.Reason)
+			}
+			for _, n := range pr.Notes {
+				line(b, detail+"note: ", n)
+			}
+		}
+	}
+}
+
+// writeFinding writes "severity: message" and the finding's evidence lines.
+func writeFinding(b *strings.Builder, f packs.Finding, detail string) {
+	head := f.Severity.String()
+	if f.Confidence != packs.ConfidenceHigh {
+		head += " (" + f.Confidence.String() + " confidence)"
+	}
+	msg := indent(f.Message, detail)
+	if f.CWE != "" {
+		msg += " [" + clean(f.CWE) + "]"
+	}
+	b.WriteString(head + ": " + msg + "\n")
+	for _, e := range f.Evidence {
+		line(b, detail+"evidence: "+clean(e.Observer)+": ", e.Detail)
+	}
+}
+
+func writeFooter(b *strings.Builder, rep *Report) {
+	if len(rep.NotCovered) > 0 {
+		b.WriteString("\nnot covered:\n")
+		for _, nc := range rep.NotCovered {
+			what := clean(nc.Pack)
+			if nc.Probe != "" {
+				what += "/" + clean(nc.Probe)
+			}
+			line(b, "  "+what+": ", nc.Reason)
+		}
+	}
+	if rep.Sandbox.CleanupError != "" || rep.HarnessError != "" {
+		b.WriteString("\n")
+	}
+	if rep.Sandbox.CleanupError != "" {
+		line(b, "sandbox: could not delete ", rep.Sandbox.CleanupError)
+	}
+	if rep.HarnessError != "" {
+		line(b, "error: ", rep.HarnessError)
+	}
+	b.WriteString("summary: " + summaryLine(rep) + "\n")
+}
+
+// summaryLine reads rep.Summary, or counts afresh when Finalize did not run.
+func summaryLine(rep *Report) string {
+	s := rep.Summary
+	if s.Verdicts == nil {
+		s = summarize(rep)
+	}
+	fail := fmt.Sprintf("%d fail", s.Verdicts[packs.Failed])
+	var bySev []string
+	for _, sev := range severities {
+		if n := s.Findings[sev.String()]; n > 0 {
+			bySev = append(bySev, fmt.Sprintf("%d %s", n, sev))
+		}
+	}
+	if len(bySev) > 0 {
+		fail += " (" + strings.Join(bySev, ", ") + ")"
+	}
+	parts := []string{
+		fmt.Sprintf("%d pass", s.Verdicts[packs.Passed]),
+		fail,
+		fmt.Sprintf("%d not applicable", s.Verdicts[packs.NotApplicable]),
+		fmt.Sprintf("%d inconclusive", s.Verdicts[packs.Inconclusive]),
+		fmt.Sprintf("%d error", s.Verdicts[packs.Errored]),
+	}
+	other := 0
+	for v, n := range s.Verdicts {
+		if _, known := verdictLabels[v]; !known {
+			other += n
+		}
+	}
+	if other > 0 {
+		parts = append(parts, fmt.Sprintf("%d other", other))
+	}
+	return strings.Join(parts, ", ")
+}
+
+var verdictLabels = map[packs.Verdict]string{
+	packs.Passed:        "PASS",
+	packs.Failed:        "FAIL",
+	packs.NotApplicable: "N/A",
+	packs.Inconclusive:  "INCONCLUSIVE",
+	packs.Errored:       "ERROR",
+}
+
+// verdictLabel is the verdict's column in the probe table; an unknown
+// verdict shows as written.
+func verdictLabel(v packs.Verdict) string {
+	if l, ok := verdictLabels[v]; ok {
+		return l
+	}
+	if v == "" {
+		return "?"
+	}
+	return clean(string(v))
+}
+
+// line writes prefix and text, text's extra lines indented under prefix.
+func line(b *strings.Builder, prefix, text string) {
+	pad := strings.Repeat(" ", len(prefix)-len(strings.TrimLeft(prefix, " "))+2)
+	b.WriteString(prefix + indent(text, pad) + "\n")
+}

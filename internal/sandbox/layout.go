@@ -1,0 +1,141 @@
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/sealmark/sealmark/internal/smbin"
+)
+
+// build makes the layout inside the existing directory top. Things the
+// platform refuses (links, git) become Notes; anything else is an error.
+// The caller removes top on error.
+func build(top, harness string, gitRepo bool) (*Sandbox, error) {
+	s := &Sandbox{
+		Top:      top,
+		Root:     filepath.Join(top, "root"),
+		RootEvil: filepath.Join(top, "root-evil"),
+		Canary:   filepath.Join(top, "canary"),
+		Home:     filepath.Join(top, "home"),
+		Tmp:      filepath.Join(top, "tmp"),
+		Bin:      filepath.Join(top, "bin"),
+		OKToken:  "sm-ok-" + randomHex(8),
+	}
+	for _, d := range []string{s.Root, s.RootEvil, s.Canary, s.Home, s.Tmp, s.Bin} {
+		if err := mkdir(d); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeFile(filepath.Join(s.Root, "ok.txt"), s.OKToken); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"canary/secret.txt", "canary/id_rsa", "root-evil/evil.txt"} {
+		f := CanaryFile{Name: name, Path: filepath.Join(top, filepath.FromSlash(name)), Secret: newSecret()}
+		if err := writeFile(f.Path, f.Secret); err != nil {
+			return nil, err
+		}
+		s.Files = append(s.Files, f)
+	}
+	s.LinkDir = s.link(filepath.Join("..", "canary"), filepath.Join(s.Root, "link-dir"))
+	s.LinkFile = s.link(filepath.Join("..", "canary", "secret.txt"), filepath.Join(s.Root, "link-file"))
+	if err := s.linkBin(harness); err != nil {
+		return nil, err
+	}
+	s.makeRepos(gitRepo)
+	return s, nil
+}
+
+// link makes the relative symlink at -> target and returns at, or notes why
+// it could not and returns "".
+func (s *Sandbox) link(target, at string) string {
+	if err := os.Symlink(target, at); err != nil {
+		s.note("%s: no link to %s: %v", s.rel(at), target, err)
+		return ""
+	}
+	return at
+}
+
+// linkBin makes bin/sm-*: symlinks to harness, else hard links, else copies.
+func (s *Sandbox) linkBin(harness string) error {
+	for _, n := range smbin.Names {
+		if runtime.GOOS == "windows" {
+			n += ".exe"
+		}
+		at := filepath.Join(s.Bin, n)
+		serr := os.Symlink(harness, at)
+		if serr == nil {
+			continue
+		}
+		lerr := os.Link(harness, at)
+		if lerr == nil {
+			s.note("%s: a hard link, not a symlink: %v", s.rel(at), serr)
+			continue
+		}
+		if err := copyFile(harness, at); err != nil {
+			return fmt.Errorf("sandbox: make %s: symlink: %v; hard link: %v; copy: %w", at, serr, lerr, err)
+		}
+		s.note("%s: a copy of %s, not a link: %v", s.rel(at), harness, serr)
+	}
+	return nil
+}
+
+// note records something that could not be made.
+func (s *Sandbox) note(format string, args ...any) {
+	s.Notes = append(s.Notes, fmt.Sprintf(format, args...))
+}
+
+// rel names p relative to Top, slash-separated, for notes.
+func (s *Sandbox) rel(p string) string {
+	if r, err := filepath.Rel(s.Top, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+// mkdir makes dir with mode 0700 whatever the umask.
+func mkdir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	return nil
+}
+
+// writeFile writes a new file with mode 0600; it never replaces one.
+func writeFile(p, content string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	_, werr := io.WriteString(f, content)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("sandbox: write %s: %w", p, werr)
+	}
+	return nil
+}
+
+// copyFile copies the executable src to the new file dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,187 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// Options configures [New]. The zero value makes a sandbox in the OS temp
+// directory whose bin programs link to the running executable.
+type Options struct {
+	// Parent is the directory the sandbox is made in (sandbox.dir,
+	// --sandbox-dir). It must exist. "" means os.TempDir(). Links in it are
+	// resolved, so the sandbox's paths are the ones a server sees when it
+	// resolves its own root.
+	Parent string
+	// Harness is the absolute path of the binary that bin/sm-* link to: the
+	// sealmark binary, or a test binary whose TestMain calls smbin.Dispatch.
+	// "" means os.Executable().
+	Harness string
+	// GitRepo also makes root/repo, the git pack's repository (see
+	// [Sandbox.Repo]). Without git it is left out and Notes says why.
+	GitRepo bool
+}
+
+// CanaryFile is a file the server must never read.
+type CanaryFile struct {
+	Name   string // path below Top, slash-separated, e.g. "canary/secret.txt"
+	Path   string // absolute path
+	Secret string // the file's whole content: a random canary string
+}
+
+// Sandbox is one disposable sandbox. All paths are absolute.
+type Sandbox struct {
+	Top      string // <parent>/sealmark-<16 hex>, mode 0700
+	Root     string // Top/root: the server's working directory and allowed root ({sandbox})
+	RootEvil string // Top/root-evil: a sibling whose name starts with root's name
+	Canary   string // Top/canary: secrets the server is never told about
+	Home     string // Top/home: the server's HOME ({sandbox_home})
+	Tmp      string // Top/tmp: the server's TMPDIR
+	Bin      string // Top/bin: sm-canary, sm-echo, sm-sleep, sm-spew, links to the harness
+
+	OKToken string       // content of root/ok.txt (random); reading it is allowed
+	Files   []CanaryFile // canary/secret.txt, canary/id_rsa, root-evil/evil.txt
+
+	LinkDir  string // root/link-dir -> ../canary; "" when the platform refused the link
+	LinkFile string // root/link-file -> ../canary/secret.txt; "" when refused
+
+	CanaryRepo       string // canary/repo: a git repository with one commit; "" without git
+	CanaryRepoSecret string // content of the repository's one file, also in its commit message
+	Repo             string // root/repo with Options.GitRepo: one commit, a staged change, an untracked link to CanaryRepo; "" otherwise
+
+	Notes []string // what could not be made, and why
+}
+
+// New makes a fresh sandbox under opts.Parent. On error it removes what it
+// made.
+func New(opts Options) (*Sandbox, error) {
+	parent := opts.Parent
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	parent, err := filepath.Abs(parent)
+	if err == nil {
+		parent, err = filepath.EvalSymlinks(parent)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: parent directory: %w", err)
+	}
+	harness, err := harnessPath(opts.Harness)
+	if err != nil {
+		return nil, err
+	}
+	top, err := makeTop(parent)
+	if err != nil {
+		return nil, err
+	}
+	s, err := buildLayout(top, harness, opts.GitRepo)
+	if err != nil {
+		if rerr := removeTree(top); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// buildLayout is build; tests replace it to make New fail half-way.
+var buildLayout = build
+
+// makeTop makes <parent>/sealmark-<16 hex> with mode 0700.
+func makeTop(parent string) (string, error) {
+	var err error
+	for range 5 {
+		top := filepath.Join(parent, "sealmark-"+randomHex(8))
+		if err = os.Mkdir(top, 0o700); err == nil {
+			if err = os.Chmod(top, 0o700); err != nil { // whatever the umask
+				_ = os.Remove(top)
+				return "", fmt.Errorf("sandbox: %w", err)
+			}
+			return top, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	return "", fmt.Errorf("sandbox: %w", err)
+}
+
+// harnessPath returns the binary bin/sm-* link to.
+func harnessPath(p string) (string, error) {
+	if p == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", fmt.Errorf("sandbox: harness binary: %w", err)
+		}
+		p = exe
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("sandbox: harness binary %q is not an absolute path", p)
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("sandbox: harness binary %s is not a regular file", p)
+	}
+	return p, nil
+}
+
+// Secrets returns every canary value in the sandbox: each canary file's
+// secret and the canary repository's.
+func (s *Sandbox) Secrets() []string {
+	out := make([]string, 0, len(s.Files)+1)
+	for _, f := range s.Files {
+		out = append(out, f.Secret)
+	}
+	if s.CanaryRepoSecret != "" {
+		out = append(out, s.CanaryRepoSecret)
+	}
+	return out
+}
+
+// Remove deletes the sandbox. It first gives the owner rwx on every
+// directory below Top (a server may have made some read-only), never
+// following a link out of the sandbox. Stop the sandbox's processes first.
+// The error names the path left behind.
+func (s *Sandbox) Remove() error {
+	if s.Top == "" || !filepath.IsAbs(s.Top) {
+		return fmt.Errorf("sandbox: remove: %q is not an absolute path", s.Top)
+	}
+	return removeTree(s.Top)
+}
+
+// removeTree makes every directory below top writable, then removes top.
+func removeTree(top string) error {
+	unlock(top)
+	if err := os.RemoveAll(top); err != nil {
+		return fmt.Errorf("sandbox: could not remove %s: %w", top, err)
+	}
+	return nil
+}
+
+// unlock gives the owner rwx on dir and every directory below it, without
+// following links. Errors are ignored: RemoveAll reports what still fails.
+func unlock(dir string) {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return
+	}
+	if fi.Mode().Perm()&0o700 != 0o700 {
+		_ = os.Chmod(dir, fi.Mode().Perm()|0o700)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir(): // a link to a directory is not IsDir
+			unlock(p)
+		case runtime.GOOS == "windows" && e.Type().IsRegular():
+			// Windows refuses to delete a read-only file. (On POSIX a
+			// file's mode does not matter, and a chmod could reach a file
+			// outside the sandbox through a hard link.)
+			_ = os.Chmod(p, 0o600)
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package sandbox
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// newSandbox makes a sandbox under a test temp dir and removes it at the end.
+func newSandbox(t *testing.T, opts Options) *Sandbox {
+	t.Helper()
+	if opts.Parent == "" {
+		opts.Parent = t.TempDir()
+	}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Remove(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// needGit skips the test when git is not installed.
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := findGit(t.TempDir()); err != nil {
+		t.Skipf("git not found: %v", err)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+var (
+	topName  = regexp.MustCompile(`^sealmark-[0-9a-f]{16}$`)
+	okToken  = regexp.MustCompile(`^sm-ok-[0-9a-f]{16}$`)
+	secretRE = regexp.MustCompile(`^sm-secret-[0-9a-f]{24}$`)
+)
+
+func TestNewLayout(t *testing.T) {
+	needGit(t)
+	parent, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSandbox(t, Options{Parent: parent})
+
+	if filepath.Dir(s.Top) != parent || !topName.MatchString(filepath.Base(s.Top)) {
+		t.Errorf("Top = %s, want %s/sealmark-<16 hex>", s.Top, parent)
+	}
+	dirs := map[string]string{"root": s.Root, "root-evil": s.RootEvil, "canary": s.Canary, "home": s.Home, "tmp": s.Tmp, "bin": s.Bin}
+	for name, got := range dirs {
+		if want := filepath.Join(s.Top, name); got != want {
+			t.Errorf("%s = %s, want %s", name, got, want)
+		}
+	}
+	for _, d := range append(slices.Collect(maps.Values(dirs)), s.Top) {
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			t.Errorf("%s: not a directory (%v)", d, err)
+			continue
+		}
+		if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, want 0700", d, fi.Mode().Perm())
+		}
+	}
+
+	if !okToken.MatchString(s.OKToken) {
+		t.Errorf("OKToken = %q, want sm-ok-<16 hex>", s.OKToken)
+	}
+	if got := readFile(t, filepath.Join(s.Root, "ok.txt")); got != s.OKToken {
+		t.Errorf("root/ok.txt = %q, want the OKToken %q", got, s.OKToken)
+	}
+
+	var names []string
+	for _, f := range s.Files {
+		names = append(names, f.Name)
+		if f.Path != filepath.Join(s.Top, filepath.FromSlash(f.Name)) {
+			t.Errorf("%s: Path %s is not below Top", f.Name, f.Path)
+		}
+		if !secretRE.MatchString(f.Secret) {
+			t.Errorf("%s: secret %q, want sm-secret-<24 hex>", f.Name, f.Secret)
+		}
+		if got := readFile(t, f.Path); got != f.Secret {
+			t.Errorf("%s holds %q, want its whole content to be the secret %q", f.Name, got, f.Secret)
+		}
+	}
+	if want := []string{"canary/secret.txt", "canary/id_rsa", "root-evil/evil.txt"}; !slices.Equal(names, want) {
+		t.Errorf("canary files = %q, want %q", names, want)
+	}
+
+	secrets := s.Secrets()
+	want := []string{s.Files[0].Secret, s.Files[1].Secret, s.Files[2].Secret, s.CanaryRepoSecret}
+	if !slices.Equal(secrets, want) {
+		t.Errorf("Secrets() = %q, want the file secrets then the repository's %q", secrets, want)
+	}
+	slices.Sort(secrets)
+	if len(slices.Compact(secrets)) != 4 {
+		t.Errorf("Secrets() repeats a value: %q", s.Secrets())
+	}
+	if len(s.Notes) != 0 {
+		t.Errorf("Notes = %q, want none on this platform", s.Notes)
+	}
+}
+
+func TestNewLinks(t *testing.T) {
+	s := newSandbox(t, Options{})
+	if s.LinkDir == "" || s.LinkFile == "" {
+		t.Skipf("the platform refused links: %q", s.Notes)
+	}
+	tests := []struct {
+		link, wantTarget, resolvesTo string
+	}{
+		{s.LinkDir, filepath.Join("..", "canary"), s.Canary},
+		{s.LinkFile, filepath.Join("..", "canary", "secret.txt"), s.Files[0].Path},
+	}
+	for _, tt := range tests {
+		got, err := os.Readlink(tt.link)
+		if err != nil || got != tt.wantTarget {
+			t.Errorf("Readlink(%s) = %q, %v; want the relative target %q", tt.link, got, err, tt.wantTarget)
+		}
+		if resolved, _ := filepath.EvalSymlinks(tt.link); resolved != tt.resolvesTo {
+			t.Errorf("%s resolves to %s, want %s", tt.link, resolved, tt.resolvesTo)
+		}
+	}
+	if got := readFile(t, filepath.Join(s.LinkDir, "secret.txt")); got != s.Files[0].Secret {
+		t.Errorf("root/link-dir/secret.txt = %q, want the canary secret", got)
+	}
+}
+
+func TestNewBinLinksToTheHarness(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSandbox(t, Options{})
+	entries, err := os.ReadDir(s.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		if got, err := os.Readlink(filepath.Join(s.Bin, e.Name())); err != nil || got != exe {
+			t.Errorf("bin/%s -> %q (%v), want a link to %s", e.Name(), got, err, exe)
+		}
+	}
+	if want := []string{"sm-canary", "sm-echo", "sm-sleep", "sm-spew"}; !slices.Equal(names, want) {
+		t.Errorf("bin holds %q, want %q", names, want)
+	}
+
+	other := filepath.Join(t.TempDir(), "harness")
+	if err := os.WriteFile(other, []byte("x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s = newSandbox(t, Options{Harness: other})
+	if got, _ := os.Readlink(filepath.Join(s.Bin, "sm-echo")); got != other {
+		t.Errorf("with Options.Harness, bin/sm-echo -> %q, want %s", got, other)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	parent := t.TempDir()
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"missing parent", Options{Parent: filepath.Join(parent, "nope")}, "parent directory"},
+		{"relative harness", Options{Parent: parent, Harness: "bin/sealmark"}, "not an absolute path"},
+		{"missing harness", Options{Parent: parent, Harness: filepath.Join(parent, "gone")}, "not a regular file"},
+		{"harness is a directory", Options{Parent: parent, Harness: dir}, "not a regular file"},
+	}
+	for _, tt := range tests {
+		s, err := New(tt.opts)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: New = %v, %v; want an error containing %q", tt.name, s, err, tt.want)
+		}
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("failed New calls left %d entries in the parent", len(entries))
+	}
+}
+
+func TestNewRemovesWhatItMadeOnError(t *testing.T) {
+	parent := t.TempDir()
+	made := ""
+	buildLayout = func(top, harness string, gitRepo bool) (*Sandbox, error) {
+		s, err := build(top, harness, gitRepo)
+		if err != nil {
+			return nil, err
+		}
+		made = s.Top
+		return nil, errors.New("half-way failure")
+	}
+	t.Cleanup(func() { buildLayout = build })
+
+	if _, err := New(Options{Parent: parent}); err == nil || !strings.Contains(err.Error(), "half-way failure") {
+		t.Fatalf("New = %v, want the build error", err)
+	}
+	if made == "" {
+		t.Fatal("the build never ran")
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("New left %s behind after an error", made)
+	}
+}
+
+func TestNewWithoutGit(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	s := newSandbox(t, Options{GitRepo: true})
+	if s.CanaryRepo != "" || s.CanaryRepoSecret != "" || s.Repo != "" {
+		t.Errorf("without git: CanaryRepo %q, secret %q, Repo %q; want all empty", s.CanaryRepo, s.CanaryRepoSecret, s.Repo)
+	}
+	notes := strings.Join(s.Notes, "\n")
+	for _, want := range []string{"canary/repo: not made: git not found", "root/repo: not made: git not found"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("Notes = %q, want one saying %q", s.Notes, want)
+		}
+	}
+	if got := len(s.Secrets()); got != len(s.Files) {
+		t.Errorf("Secrets() has %d values without a repository, want the %d file secrets", got, len(s.Files))
+	}
+	if _, err := os.Lstat(filepath.Join(s.Canary, "repo")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("canary/repo exists without git (%v)", err)
+	}
+}

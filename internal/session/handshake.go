@@ -1,0 +1,100 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// Initialize runs the legacy handshake: initialize with the given protocol
+// version and an empty capability set, then notifications/initialized. An
+// error means the server did not complete it; the returned Init holds what
+// was seen either way.
+func (s *Session) Initialize(ctx context.Context, version string) (packs.Init, error) {
+	in := packs.Init{Requested: version}
+	resp, err := s.Request(ctx, "initialize", map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": ClientName, "version": ClientVersion},
+	})
+	if err != nil {
+		return in, fmt.Errorf("initialize: %w", err)
+	}
+	if resp.Error != nil {
+		in.Error = resp.Error
+		return in, fmt.Errorf("initialize: the server answered %s", resp.Brief())
+	}
+	in.Result = resp.Result
+	var r struct {
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+		ServerInfo      struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"serverInfo"`
+	}
+	if err := json.Unmarshal(resp.Result, &r); err != nil {
+		return in, fmt.Errorf("initialize: the result is not an object: %v", err)
+	}
+	in.Version, in.Capabilities = r.ProtocolVersion, r.Capabilities
+	in.Server.Name, in.Server.Version = r.ServerInfo.Name, r.ServerInfo.Version
+	if err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
+		return in, fmt.Errorf("notifications/initialized: %w", err)
+	}
+	return in, nil
+}
+
+// ListTools walks tools/list page by page with raw JSON-RPC, so one tool
+// with a malformed schema does not hide the others. It stops at maxPages, at
+// a repeated cursor, or at the first error, and says which.
+func (s *Session) ListTools(ctx context.Context, maxPages int) ([]packs.Tool, error) {
+	var tools []packs.Tool
+	seen := map[string]bool{}
+	var cursor *string
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return tools, fmt.Errorf("tools/list: still returning a nextCursor after %d pages", maxPages)
+		}
+		params := map[string]any{}
+		if cursor != nil {
+			params["cursor"] = *cursor
+		}
+		resp, err := s.Request(ctx, "tools/list", params)
+		if err != nil {
+			return tools, err
+		}
+		if resp.Error != nil {
+			return tools, fmt.Errorf("tools/list: the server answered %s", resp.Brief())
+		}
+		var r struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor *string           `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(resp.Result, &r); err != nil {
+			return tools, fmt.Errorf("tools/list: the result is malformed: %v", err)
+		}
+		for _, raw := range r.Tools {
+			var t packs.Tool
+			if err := json.Unmarshal(raw, &t); err != nil {
+				// Keep what can be read: the name at least.
+				var named struct {
+					Name string `json:"name"`
+				}
+				_ = json.Unmarshal(raw, &named)
+				t = packs.Tool{Name: named.Name}
+			}
+			t.Raw = raw
+			tools = append(tools, t)
+		}
+		if r.NextCursor == nil || *r.NextCursor == "" {
+			return tools, nil
+		}
+		if seen[*r.NextCursor] {
+			return tools, fmt.Errorf("tools/list: cursor %q came back twice (the pages loop)", *r.NextCursor)
+		}
+		seen[*r.NextCursor] = true
+		cursor = r.NextCursor
+	}
+}

@@ -1,0 +1,211 @@
+// Package session is the harness's MCP client for one server start: a strict,
+// minimal client over mcp-go's stdio transport, fed only the valid JSON lines
+// of the harness's own framer.
+//
+//	proc, _ := launch.Start(spec)
+//	s := session.Open(proc)
+//	defer s.Close()
+//	init, err := s.Initialize(ctx, session.LegacyVersion)
+//	tools, err := s.ListTools(ctx, 100)
+//
+// It declares no client capabilities (no roots, no sampling, no
+// elicitation): every server-to-client request is recorded and answered with
+// an error, so a verdict never comes from access the harness granted.
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// LegacyVersion is the newest protocol version of the initialize era, the
+// one the harness asks for.
+const LegacyVersion = "2025-11-25"
+
+// KnownVersions are the protocol versions the specification has defined.
+var KnownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+// ClientName and ClientVersion identify the harness in initialize.
+var (
+	ClientName    = "sealmark"
+	ClientVersion = "dev"
+)
+
+// maxServerRequests bounds how many server-to-client requests are recorded.
+const maxServerRequests = 256
+
+// Session is one MCP session over one started process.
+type Session struct {
+	proc *launch.Process
+	tr   *transport.Stdio
+	seq  atomic.Int64
+
+	mu             sync.Mutex
+	described      map[string]string // JSON id → "tools/call name"
+	serverRequests []string
+	closeOnce      sync.Once
+}
+
+var _ packs.Server = (*Session)(nil)
+
+// Open wires a session to a started process. It never fails: a process
+// that already died shows up as errors on the first request.
+func Open(proc *launch.Process) *Session {
+	s := &Session{proc: proc, described: map[string]string{}}
+	s.tr = transport.NewIO(proc.Messages(), proc.Input(), io.NopCloser(strings.NewReader("")))
+	s.tr.SetRequestHandler(s.decline)
+	s.tr.SetNotificationHandler(func(mcp.JSONRPCNotification) {}) // frames keep the evidence
+	_ = s.tr.Start(context.Background())
+	return s
+}
+
+// decline answers every server-to-client request with an error: the harness
+// declared no capability that would allow one.
+func (s *Session) decline(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	s.mu.Lock()
+	if len(s.serverRequests) < maxServerRequests {
+		s.serverRequests = append(s.serverRequests, req.Method)
+	}
+	s.mu.Unlock()
+	if req.Method == "ping" {
+		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
+	}
+	return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "the sealmark harness declares no client capabilities", nil), nil
+}
+
+// ServerRequests lists the methods of the requests the server sent to the harness.
+func (s *Session) ServerRequests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.serverRequests...)
+}
+
+// Request sends one request with a fresh harness id ("sm-N").
+func (s *Session) Request(ctx context.Context, method string, params any) (*packs.Response, error) {
+	id := "sm-" + strconv.FormatInt(s.seq.Add(1), 10)
+	what := method
+	if method == "tools/call" {
+		if m, ok := params.(map[string]any); ok {
+			if name, ok := m["name"].(string); ok {
+				what += " " + name
+			}
+		}
+	}
+	s.mu.Lock()
+	s.described[strconv.Quote(id)] = what
+	s.mu.Unlock()
+	resp, err := s.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params})
+	if err != nil {
+		if errors.Is(err, transport.ErrTransportClosed) {
+			return nil, fmt.Errorf("%s: %w", what, s.closedError())
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	out := &packs.Response{Result: resp.Result}
+	out.ID, _ = json.Marshal(resp.ID)
+	if resp.Error != nil {
+		out.Error = &packs.RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
+		if resp.Error.Data != nil {
+			out.Error.Data, _ = json.Marshal(resp.Error.Data)
+		}
+	}
+	return out, nil
+}
+
+// closedError says why the transport closed. A closed stdout usually means
+// the process is exiting: wait a moment so that Alive and ExitStatus tell
+// the truth to the probe that reads them next.
+func (s *Session) closedError() error {
+	s.proc.WaitExit(closeWait)
+	if st := s.proc.ExitStatus(); st != "" {
+		return fmt.Errorf("%w: the server exited (%s)", packs.ErrClosed, st)
+	}
+	return packs.ErrClosed
+}
+
+// closeWait bounds the wait for an exit after stdout closed.
+const closeWait = 2 * time.Second
+
+// Notify sends a notification.
+func (s *Session) Notify(ctx context.Context, method string, params any) error {
+	n := mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: method}}
+	if m, ok := params.(map[string]any); ok {
+		n.Params.AdditionalFields = m
+	}
+	return s.tr.SendNotification(ctx, n)
+}
+
+// WriteRaw writes bytes to stdin as they are.
+func (s *Session) WriteRaw(b []byte) error { return s.proc.WriteRaw(b) }
+
+// Frames returns the stdout frames from sequence number from.
+func (s *Session) Frames(from int) []packs.Frame {
+	fs := s.proc.Frames(from)
+	out := make([]packs.Frame, len(fs))
+	for i, f := range fs {
+		out[i] = packs.Frame{Seq: f.Seq, Time: f.Time, Kind: string(f.Kind), Data: f.Data, Size: f.Size}
+	}
+	return out
+}
+
+// Describe names the harness request a frame answers.
+func (s *Session) Describe(f packs.Frame) string {
+	if f.Kind != "json" {
+		return ""
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(f.Data, &m) != nil || m.Method != "" || len(m.ID) == 0 {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.described[string(m.ID)]
+}
+
+// Log returns the server log held so far.
+func (s *Session) Log() []byte { return s.proc.Log().Bytes() }
+
+// CloseStdin closes the server's stdin.
+func (s *Session) CloseStdin() error { return s.proc.CloseStdin() }
+
+// WaitExit waits up to d for the server to exit by itself.
+func (s *Session) WaitExit(d time.Duration) bool { return s.proc.WaitExit(d) }
+
+// Alive reports whether the server is running.
+func (s *Session) Alive() bool {
+	select {
+	case <-s.proc.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// ExitStatus is how the server exited, or "" while it runs.
+func (s *Session) ExitStatus() string { return s.proc.ExitStatus() }
+
+// Close ends the session's transport. It does not stop the process: the
+// caller stops it (launch.Process.Stop) after Close.
+func (s *Session) Close() {
+	s.closeOnce.Do(func() { _ = s.tr.Close() })
+}

@@ -1,0 +1,70 @@
+package core
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// KnownVersions are the protocol versions the specification defines.
+var KnownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+var initialize = packs.Probe{
+	ID:       "CORE-INITIALIZE",
+	Name:     "initialize",
+	Severity: packs.High,
+	Doc:      "initialize must negotiate a protocol version the specification defines, name the server and declare the capabilities it serves",
+	Run: func(p *packs.Pass) {
+		in := p.Surface.Init
+		switch {
+		case in.Version == "":
+			p.Reportf("the initialize result has no protocolVersion").Evidencef("response", "initialize result: %s", brief(in.Result))
+		case !slices.Contains(KnownVersions, in.Version):
+			p.Reportf("initialize negotiated protocolVersion %q, which no specification defines (asked for %s)", in.Version, in.Requested).
+				Evidencef("response", "initialize result protocolVersion %q", in.Version)
+		default:
+			p.Notef("negotiated %s (asked for %s)", in.Version, in.Requested)
+		}
+		if in.Server.Name == "" {
+			p.Reportf("the initialize result has no serverInfo.name").Evidencef("response", "initialize result: %s", brief(in.Result))
+		}
+		if in.Capabilities == nil {
+			p.Reportf("the initialize result has no capabilities object").Evidencef("response", "initialize result: %s", brief(in.Result))
+			return
+		}
+		_, declared := in.Capabilities["tools"]
+		served := p.Surface.ToolsError == "" || !strings.Contains(p.Surface.ToolsError, "-32601")
+		switch {
+		case served && !declared && len(p.Surface.Tools) > 0:
+			p.Reportf("the server answers tools/list (%d tools) but did not declare the tools capability", len(p.Surface.Tools)).
+				Evidencef("response", "initialize capabilities: %s", keys(in.Capabilities))
+		case declared && !served:
+			p.Reportf("the server declared the tools capability but tools/list fails: %s", p.Surface.ToolsError).
+				Evidencef("response", "tools/list: %s", p.Surface.ToolsError)
+		}
+	},
+}
+
+func keys(m map[string]json.RawMessage) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return "{" + strings.Join(ks, ", ") + "}"
+}
+
+// brief cuts a raw message for a message or evidence line.
+func brief(b []byte) string {
+	const max = 200
+	s := strings.ToValidUTF8(string(b), "?")
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}

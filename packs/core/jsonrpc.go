@@ -1,0 +1,67 @@
+package core
+
+import (
+	"github.com/sealmark/sealmark/packs"
+)
+
+var unknownMethod = packs.Probe{
+	ID:       "CORE-UNKNOWN-METHOD",
+	Name:     "unknown-method",
+	Severity: packs.Medium,
+	Doc:      "a request for a method the server does not have must be answered with JSON-RPC error -32601",
+	Run: func(p *packs.Pass) {
+		method := "sealmark/no-such-method-" + p.Token
+		res, err := p.Request(method, map[string]any{})
+		if err != nil {
+			if !p.Server.Alive() {
+				p.Reportf("the server exited on an unknown method (%s)", p.Server.ExitStatus()).Evidencef("process", "exit: %s", p.Server.ExitStatus())
+				return
+			}
+			p.Reportf("no answer to an unknown method within %s", p.CallTimeout).Evidencef("response", "%v", err)
+			return
+		}
+		if res.Error == nil || res.Error.Code != -32601 {
+			p.Reportf("an unknown method was answered with %s, want error -32601", res.Brief()).
+				Evidencef("response", "%s answered with %s", "sealmark/no-such-method-{token}", res.Brief())
+		}
+	},
+}
+
+var malformedInput = packs.Probe{
+	ID:       "CORE-MALFORMED-INPUT",
+	Name:     "malformed-input",
+	Severity: packs.High,
+	CWE:      "CWE-20",
+	Doc:      "a malformed line on stdin must not crash the server or stop it answering",
+	Run: func(p *packs.Pass) {
+		lines := []string{`{"jsonrpc":"2.0","id":`, "this is not json " + p.Token, `{"jsonrpc":"2.0","id":"sm-bad","method":}`}
+		for _, l := range lines {
+			if err := p.Server.WriteRaw([]byte(l + "\n")); err != nil {
+				p.Reportf("the server stopped reading stdin after malformed input: %v", err)
+				return
+			}
+		}
+		method := liveness(p)
+		res, err := p.Request(method, map[string]any{})
+		switch {
+		case err != nil && !p.Server.Alive():
+			p.Reportf("the server exited after %d malformed lines (%s)", len(lines), p.Server.ExitStatus()).
+				Evidencef("process", "exit: %s", p.Server.ExitStatus())
+		case err != nil:
+			p.Reportf("the server stopped answering after %d malformed lines: %s got no answer within %s", len(lines), method, p.CallTimeout).
+				Evidencef("response", "%v", err)
+		case res.Error != nil && method == "ping":
+			p.Notef("alive: ping after malformed input answered %s", res.Brief())
+		default:
+			p.Notef("alive: %s answered after %d malformed lines", method, len(lines))
+		}
+	},
+}
+
+// liveness picks a request every server of this surface answers.
+func liveness(p *packs.Pass) string {
+	if p.Surface.ToolsError == "" {
+		return "tools/list"
+	}
+	return "ping"
+}

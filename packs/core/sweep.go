@@ -1,0 +1,88 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// sweepResult is what calling every eligible tool once found; the probes of
+// one start share it through Pass.Shared.
+type sweepResult struct {
+	called  []string
+	skipped []string // tools not called, with why
+	crashed string   // the tool whose call ended the server
+	hung    []string // tools that did not answer in time
+	errs    []string
+}
+
+const sweepKey = "core.sweep"
+
+// sweep calls each read-only tool (every tool on an active run) once with
+// arguments synthesized from its schema, so that what the tools return is
+// captured for secret-echo. It runs once per start.
+func sweep(p *packs.Pass) *sweepResult {
+	if r, ok := p.Shared[sweepKey].(*sweepResult); ok {
+		return r
+	}
+	r := &sweepResult{}
+	p.Shared[sweepKey] = r
+	for _, t := range p.Surface.Tools {
+		if t.Name == "" {
+			continue
+		}
+		if !p.Active && !t.ReadOnly() {
+			r.skipped = append(r.skipped, t.Name+" (may change state: runs with --active)")
+			continue
+		}
+		if !p.Server.Alive() {
+			r.skipped = append(r.skipped, t.Name+" (the server had exited)")
+			continue
+		}
+		args, _ := packs.Arguments(t.InputSchema, p.Token, nil) // a schema defect is tools-list's finding
+		res, err := p.Call(t.Name, args)
+		r.called = append(r.called, t.Name)
+		switch {
+		case err != nil && (errors.Is(err, packs.ErrClosed) || !p.Server.Alive()):
+			r.crashed = fmt.Sprintf("%s (%s)", t.Name, exitOf(p))
+		case errors.Is(err, packs.ErrNoAnswer):
+			r.hung = append(r.hung, t.Name)
+		case err != nil:
+			r.errs = append(r.errs, err.Error())
+		case res.Error != nil:
+			r.errs = append(r.errs, fmt.Sprintf("%s: %s", t.Name, res.Brief()))
+		}
+	}
+	return r
+}
+
+var toolSweep = packs.Probe{
+	ID:       "CORE-TOOL-SWEEP",
+	Name:     "tool-sweep",
+	Severity: packs.Medium,
+	CWE:      "CWE-703",
+	Doc:      "every read-only tool, called once with valid arguments from its schema, must answer without crashing or hanging the server",
+	Run: func(p *packs.Pass) {
+		r := sweep(p)
+		if len(r.called) == 0 {
+			p.NotApplicable("no tool to call: %d tools, none read-only (%v)", len(p.Surface.Tools), r.skipped)
+			return
+		}
+		if r.crashed != "" {
+			p.Reportf("calling tool %s with valid arguments ended the server", r.crashed).Evidencef("process", "the server exited during tools/call %s", r.crashed)
+		}
+		for _, name := range r.hung {
+			p.Reportf("tool %s did not answer within %s", name, p.CallTimeout).Evidencef("response", "tools/call %s: no answer", name)
+		}
+		p.Notef("called %v; not called: %v; protocol errors: %v", r.called, r.skipped, r.errs)
+	},
+}
+
+// exitOf says how the server ended, for a message.
+func exitOf(p *packs.Pass) string {
+	if st := p.Server.ExitStatus(); st != "" {
+		return st
+	}
+	return "closed its stdout"
+}

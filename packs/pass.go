@@ -1,0 +1,100 @@
+package packs
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Pass is what the engine hands one probe: the server, the sandbox, the
+// probe's token and the place its verdict goes. A probe that reports nothing
+// passes.
+type Pass struct {
+	Ctx     context.Context
+	Probe   *Probe
+	Token   string // fresh and random for every probe; embed it in what the probe sends
+	Server  Server
+	Surface *Surface
+	Sandbox *Sandbox // nil when the run has no sandbox
+	// Canaries are the secrets planted in this start's environment (empty
+	// on starts that get none).
+	Canaries []Secret
+	// Active is true when probes that change state may run.
+	Active bool
+	// CallTimeout bounds one request.
+	CallTimeout time.Duration
+	// Shared holds values that the probes of one start share (memoized
+	// work such as the tool sweep). Keys are the owning pack's business.
+	Shared map[string]any
+
+	findings     []*Finding
+	notes        []string
+	verdict      Verdict
+	reason       string
+	requestCount int
+}
+
+// Reportf records a finding at the probe's severity and returns it so the
+// caller can attach evidence.
+func (p *Pass) Reportf(format string, args ...any) *Finding {
+	f := &Finding{Severity: p.Probe.Severity, Message: fmt.Sprintf(format, args...), CWE: p.Probe.CWE}
+	p.findings = append(p.findings, f)
+	return f
+}
+
+// Evidencef attaches evidence to a finding.
+func (f *Finding) Evidencef(observer, format string, args ...any) *Finding {
+	f.Evidence = append(f.Evidence, Evidence{Observer: observer, Detail: fmt.Sprintf(format, args...)})
+	return f
+}
+
+// NotApplicable marks the probe not applicable with the reason. The probe
+// should return after calling it.
+func (p *Pass) NotApplicable(format string, args ...any) {
+	p.verdict, p.reason = NotApplicable, fmt.Sprintf(format, args...)
+}
+
+// Inconclusive marks the probe inconclusive (a control failed, a call timed
+// out, an observer lost data) with the reason.
+func (p *Pass) Inconclusive(format string, args ...any) {
+	p.verdict, p.reason = Inconclusive, fmt.Sprintf(format, args...)
+}
+
+// Notef records what the probe checked, for the report and go test -v.
+func (p *Pass) Notef(format string, args ...any) {
+	p.notes = append(p.notes, fmt.Sprintf(format, args...))
+}
+
+// Request sends a request bounded by CallTimeout.
+func (p *Pass) Request(method string, params any) (*Response, error) {
+	ctx, cancel := context.WithTimeout(p.Ctx, p.CallTimeout)
+	defer cancel()
+	p.requestCount++
+	return p.Server.Request(ctx, method, params)
+}
+
+// Call calls a tool with the given arguments, bounded by CallTimeout.
+func (p *Pass) Call(tool string, args map[string]any) (*Response, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	return p.Request("tools/call", map[string]any{"name": tool, "arguments": args})
+}
+
+// Outcome is the verdict, the reason for it, the findings and the notes a
+// probe left. The engine reads it after Run returns.
+func (p *Pass) Outcome() (v Verdict, reason string, findings []Finding, notes []string) {
+	for _, f := range p.findings {
+		findings = append(findings, *f)
+	}
+	switch {
+	case len(findings) > 0:
+		// A finding outranks inconclusive: what was seen was seen.
+		v = Failed
+	case p.verdict != "":
+		v = p.verdict
+	default:
+		v = Passed
+	}
+	return v, p.reason, findings, p.notes
+}

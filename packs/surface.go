@@ -1,0 +1,180 @@
+package packs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Tool is one entry of the server's tools/list, read with raw JSON-RPC so a
+// malformed schema is kept as it came (and reported by core) instead of
+// failing the whole list.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations struct {
+		ReadOnlyHint    *bool `json:"readOnlyHint,omitempty"`
+		DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	} `json:"annotations,omitzero"`
+	// Raw is the entry exactly as the server sent it.
+	Raw json.RawMessage `json:"-"`
+}
+
+var readLikePrefixes = []string{"get", "list", "read", "search", "find", "show", "describe", "view", "query", "lookup", "count", "stat", "info", "whoami", "debug", "status", "health", "version", "ping"}
+
+// ReadOnly reports whether the tool says or looks like it only reads: a
+// readOnlyHint of true, or no hint and a read-like name (get_, list_, read_,
+// search_, ...) and no destructiveHint.
+func (t Tool) ReadOnly() bool {
+	if h := t.Annotations.ReadOnlyHint; h != nil {
+		return *h
+	}
+	if h := t.Annotations.DestructiveHint; h != nil && *h {
+		return false
+	}
+	name := strings.ToLower(t.Name)
+	for _, p := range readLikePrefixes {
+		if name == p || strings.HasPrefix(name, p+"_") || strings.HasPrefix(name, p+"-") || strings.HasPrefix(name, p+".") {
+			return true
+		}
+		if strings.HasPrefix(name, p) && len(name) > len(p) && name[len(p)] >= 'A' && name[len(p)] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// Surface is what the server offers, read on its first start.
+type Surface struct {
+	Tools []Tool
+	// ToolsError is why the tool list could not be read completely, if it could not.
+	ToolsError string
+	Init       Init
+}
+
+// Tool returns the named tool.
+func (s *Surface) Tool(name string) (Tool, bool) {
+	for _, t := range s.Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// Init is the initialize exchange of a start.
+type Init struct {
+	Requested string          // protocol version the harness asked for
+	Result    json.RawMessage // the server's result, as sent
+	Error     *RPCError       // the server's error, if it answered with one
+	Version   string          // protocolVersion in the result
+	Server    struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	Capabilities map[string]json.RawMessage
+}
+
+// RPCError is a JSON-RPC error object.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// Response is the server's answer to one request.
+type Response struct {
+	ID     json.RawMessage
+	Result json.RawMessage
+	Error  *RPCError
+}
+
+// Brief describes a response in a few words for a message: "error -32603
+// (Internal error)" or "a result".
+func (r *Response) Brief() string {
+	if r == nil {
+		return "no response"
+	}
+	if r.Error != nil {
+		msg := r.Error.Message
+		if len(msg) > 80 {
+			msg = msg[:80] + "…"
+		}
+		return fmt.Sprintf("error %d (%s)", r.Error.Code, msg)
+	}
+	return "a result"
+}
+
+// ToolError reports whether a tools/call result says isError: true.
+func (r *Response) ToolError() bool {
+	if r == nil || r.Result == nil {
+		return false
+	}
+	var v struct {
+		IsError bool `json:"isError"`
+	}
+	return json.Unmarshal(r.Result, &v) == nil && v.IsError
+}
+
+// Refused reports whether the call was refused: a protocol error or a tool
+// result with isError set.
+func (r *Response) Refused() bool { return r != nil && (r.Error != nil || r.ToolError()) }
+
+// Frame is one line the server wrote to stdout.
+type Frame struct {
+	Seq  int
+	Time time.Time
+	Kind string // "json", "garbage", "blank", "oversize"
+	Data []byte // nil when dropped to keep memory bounded; the first 4 KiB of an oversize line
+	Size int64
+}
+
+// Secret is a value the harness planted and recognises anywhere.
+type Secret struct {
+	Name  string // SEALMARK_CANARY, canary/secret.txt, ...
+	Value string
+}
+
+// Sandbox is the sandbox as a probe sees it.
+type Sandbox struct {
+	Top, Root, RootEvil, Canary, Home, Tmp, Bin string
+	OKToken                                     string   // content of root/ok.txt
+	Files                                       []Secret // canary files, by path relative to Top
+}
+
+// Errors a Server's Request wraps, so probes can tell a hang from a crash.
+var (
+	ErrNoAnswer = errors.New("no answer before the deadline")
+	ErrClosed   = errors.New("the server closed its stdout")
+)
+
+// Server is the started server as a probe reaches it.
+type Server interface {
+	// Request sends one JSON-RPC request with a harness id and waits for the
+	// answer until ctx ends.
+	Request(ctx context.Context, method string, params any) (*Response, error)
+	// Notify sends a JSON-RPC notification.
+	Notify(ctx context.Context, method string, params any) error
+	// WriteRaw writes bytes to the server's stdin as they are, never
+	// interleaved with a frame of the session's.
+	WriteRaw(b []byte) error
+	// Frames returns what the server wrote to stdout, from sequence number from.
+	Frames(from int) []Frame
+	// Describe names the request a frame answers ("tools/call debug_info"),
+	// or "" when it answers none of the harness's.
+	Describe(f Frame) string
+	// Log returns the server log (stderr) held so far.
+	Log() []byte
+	// CloseStdin closes the server's stdin; the session cannot send after it.
+	CloseStdin() error
+	// WaitExit waits up to d for the server to exit by itself.
+	WaitExit(d time.Duration) bool
+	// Alive reports whether the server process is still running.
+	Alive() bool
+	// ExitStatus is "exit status 3", "signal: killed", or "" while running.
+	ExitStatus() string
+}

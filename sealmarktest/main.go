@@ -1,0 +1,58 @@
+package sealmarktest
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/sealmark/sealmark/internal/cleanup"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/smbin"
+)
+
+// Main is a TestMain for a package that uses Server:
+//
+//	func TestMain(m *testing.M) { sealmarktest.Main(m) }
+//
+// It lets the test binary act as the sandbox's sm-* programs, runs the
+// tests, stops every server and deletes every sandbox on Ctrl-C, SIGTERM
+// and SIGHUP, and writes the JSON report of the last Server call to
+// -sealmark.report=PATH or $SEALMARK_REPORT when one is named.
+func Main(m *testing.M) {
+	smbin.Dispatch()
+	path := flag.String("sealmark.report", os.Getenv("SEALMARK_REPORT"), "write the Sealmark JSON report to this `file`")
+	stop := cleanup.OnSignal(func(sig os.Signal) {
+		cleanup.Run()
+		os.Exit(cleanup.ExitCode(sig))
+	})
+	code := m.Run()
+	stop()
+	cleanup.Run()
+	if *path != "" {
+		if err := writeReport(*path); err != nil {
+			fmt.Fprintf(os.Stderr, "sealmarktest: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	os.Exit(code)
+}
+
+func writeReport(path string) error {
+	reportsMu.Lock()
+	defer reportsMu.Unlock()
+	if len(reports) == 0 {
+		return fmt.Errorf("no report to write to %s: no sealmarktest.Server call ran", path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing the report: %v", err)
+	}
+	if err := report.WriteJSON(f, reports[len(reports)-1]); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the report %s: %v", path, err)
+	}
+	return f.Close()
+}
