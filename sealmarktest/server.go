@@ -40,7 +40,7 @@ func Server(t *testing.T, cfg Config) {
 	t.Cleanup(func() {
 		rep := e.Close()
 		if rep.Sandbox.CleanupError != "" {
-			t.Errorf("sealmarktest: %s", rep.Sandbox.CleanupError)
+			t.Errorf("sealmarktest: could not delete %s", rep.Sandbox.CleanupError)
 		}
 		reportsMu.Lock()
 		reports = append(reports, rep)

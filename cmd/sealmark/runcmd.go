@@ -27,7 +27,7 @@ func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 type runFlags struct {
 	packs, jsonPath, sandboxDir, fixtureKind, into, failOn string
-	keepSandbox, noSandbox, example, active, yes          bool
+	keepSandbox, noSandbox, example, active, yes           bool
 	env, keepEnv                                           repeated
 	timeout, callTimeout                                   time.Duration
 	maxMiB                                                 int
@@ -107,7 +107,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sealmark run: finding the sealmark binary for --example: %v\n", err)
 			return 3
 		}
-		cfg.Command, cfg.Args = self, []string{fixture.Verb, "-flaws=echo-canary", "-name=example-notes"}
+		cfg.Command, cfg.Shown, cfg.Args = self, "sealmark", []string{fixture.Verb, "-flaws=echo-canary", "-name=example-notes"}
 	case len(rest) == 0:
 		return usageErr("no server command: sealmark run [flags] -- COMMAND [ARGS...] (or --example)")
 	default:
@@ -181,8 +181,10 @@ func progress(stderr io.Writer) engine.Hooks {
 		return engine.Hooks{}
 	}
 	return engine.Hooks{
-		Pack:  func(name string) { fmt.Fprintf(stderr, "sealmark: pack %s\n", name) },
-		Probe: func(pack string, r report.Probe) { fmt.Fprintf(stderr, "  %-28s %s (%dms)\n", r.Name, r.Verdict, r.Millis) },
+		Pack: func(name string) { fmt.Fprintf(stderr, "sealmark: pack %s\n", name) },
+		Probe: func(pack string, r report.Probe) {
+			fmt.Fprintf(stderr, "  %-28s %s (%dms)\n", r.Name, r.Verdict, r.Millis)
+		},
 	}
 }
 

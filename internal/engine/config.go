@@ -15,6 +15,8 @@ type Config struct {
 	// Command is the stdio server's program: a name found on the scrubbed
 	// PATH, or a path (a relative path resolves against Cwd).
 	Command string
+	// Shown is how the report shows Command; default Command as written.
+	Shown string
 	// Args are the program's arguments; placeholders expand.
 	Args []string
 	// Env is server.env as written; placeholders expand in values.

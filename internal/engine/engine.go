@@ -12,7 +12,9 @@
 package engine
 
 import (
+	"cmp"
 	"crypto/rand"
+	"errors"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -73,7 +75,7 @@ func New(cfg Config) (*Engine, error) {
 		Tool:    report.Tool{Name: "sealmark", Version: cfg.Version},
 		Class:   report.Standard,
 		Started: time.Now().UTC(),
-		Server:  report.Server{Command: cfg.Command, Args: cfg.Args},
+		Server:  report.Server{Command: cmp.Or(cfg.Shown, cfg.Command), Args: cfg.Args},
 	}
 	for _, kv := range cfg.Env {
 		e.rep.Server.Env = append(e.rep.Server.Env, report.EnvEntry{Name: kv.Name, Value: redact.EnvValue(kv.Name, kv.Value, false)})
@@ -113,7 +115,8 @@ func (e *Engine) Open() error {
 	e.undo = cleanup.Add(func() { _ = e.removeSandbox() })
 	e.canaries = environ.Canaries()
 	for _, c := range e.canaries {
-		e.redactor.Secret(c.Value, "<canary>")
+		e.redactor.Secret(c.Value, redact.MaskCanary)
+		e.rep.Server.Env = append(e.rep.Server.Env, report.EnvEntry{Name: c.Name, Value: redact.MaskCanary})
 	}
 	e.vars = map[string]string{"cwd": e.cfg.Cwd}
 	port, err := freePort()
@@ -206,7 +209,7 @@ func (e *Engine) Close() *report.Report {
 	e.mu.Unlock()
 	if err := e.removeSandbox(); err != nil {
 		e.rep.Sandbox.CleanupError = err.Error()
-		fmt.Fprintf(e.cfg.Log, "sealmark: %v\n", err)
+		fmt.Fprintf(e.cfg.Log, "sealmark: could not delete %v\n", err)
 	}
 	if e.undo != nil {
 		e.undo()
@@ -222,20 +225,22 @@ func (e *Engine) Close() *report.Report {
 	return &e.rep
 }
 
+// removeSandbox deletes the sandbox (unless kept) and the throwaway working
+// directory. Its error names the path left behind, as "path: why".
 func (e *Engine) removeSandbox() error {
 	var errs []string
 	if e.sb != nil && !e.cfg.KeepSandbox {
 		if err := e.sb.Remove(); err != nil {
-			errs = append(errs, fmt.Sprintf("could not delete the sandbox %s: %v", e.sb.Top, err))
+			errs = append(errs, fmt.Sprintf("%s: %v", e.sb.Top, err))
 		}
 	}
 	if e.workdir != "" {
 		if err := os.RemoveAll(e.workdir); err != nil {
-			errs = append(errs, fmt.Sprintf("could not delete the working directory %s: %v", e.workdir, err))
+			errs = append(errs, fmt.Sprintf("%s: %v", e.workdir, err))
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
+		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ type framer struct {
 	out     *io.PipeWriter
 	maxLine int
 
-	line     []byte // the current line, up to maxLine bytes (or its prefix once oversize)
+	line     []byte // the current line, up to maxLine+1 bytes (its prefix once oversize)
 	size     int64  // the current line's length so far
 	over     bool   // the current line passed maxLine
 	last     byte   // the current line's last byte

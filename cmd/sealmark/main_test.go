@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/smbin"
+)
+
+// cliEnv makes the test binary act as the sealmark CLI in a subprocess.
+const cliEnv = "SEALMARK_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	smbin.Dispatch()
+	fixture.Dispatch()
+	if os.Getenv(cliEnv) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// sealmark runs the CLI in-process.
+func sealmark(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// serverArgs is the fixture server with flaws, as a command line.
+func serverArgs(t *testing.T, flaws string) []string {
+	self, err := os.Executable()
+	require.NoError(t, err)
+	return []string{self, fixture.Verb, "-flaws=" + flaws}
+}
+
+func runArgs(t *testing.T, extra ...string) []string {
+	return append([]string{"run", "--sandbox-dir", t.TempDir(), "--call-timeout", "2s"}, extra...)
+}
+
+func TestSecretEchoFailsTheRun(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "report.json")
+	args := append(runArgs(t, "--json", jsonPath, "--"), serverArgs(t, "echo-canary")...)
+	code, out, errOut := sealmark(t, args...)
+	assert.Equal(t, 1, code, "stderr: %s", errOut)
+	assert.Regexp(t, `FAIL +secret-echo +CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response to tools/call debug_info`, out)
+	assert.NotContains(t, out, "sm-canary-", "the canary value is masked")
+	raw, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var rep struct {
+		Schema string
+		Packs  []struct {
+			Probes []struct {
+				ID, Verdict string
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal(raw, &rep))
+	assert.Equal(t, "sealmark.report/v1", rep.Schema)
+	verdicts := map[string]string{}
+	for _, p := range rep.Packs[0].Probes {
+		verdicts[p.ID] = p.Verdict
+	}
+	assert.Equal(t, "fail", verdicts["CORE-SECRET-ECHO"])
+	assert.NotContains(t, string(raw), "sk-sealmark-fake-")
+}
+
+func TestWellBehavedServerPasses(t *testing.T) {
+	code, out, errOut := sealmark(t, append(runArgs(t, "--"), serverArgs(t, "")...)...)
+	assert.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
+	assert.Regexp(t, `PASS +secret-echo +CORE-SECRET-ECHO`, out)
+	assert.Contains(t, out, "STANDARD")
+}
+
+func TestFailOnLowersTheBar(t *testing.T) {
+	// stdout-banner is a medium finding: exit 0 at the default bar, 1 at medium.
+	code, _, _ := sealmark(t, append(runArgs(t, "--"), serverArgs(t, "stdout-banner")...)...)
+	assert.Equal(t, 0, code)
+	code, out, _ := sealmark(t, append(runArgs(t, "--fail-on", "medium", "--"), serverArgs(t, "stdout-banner")...)...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "stdout line 1 is a line that is not JSON")
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage: sealmark"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"run"}, "no server command"},
+		{[]string{"run", "--packs", "nope", "--", "x"}, `unknown pack "nope"`},
+		{[]string{"run", "--fail-on", "severe", "--", "x"}, `unknown severity "severe"`},
+		{[]string{"run", "--env", "NOEQUALS", "--", "x"}, `--env "NOEQUALS": want NAME=VALUE`},
+		{[]string{"run", "--example", "--", "x"}, "give no command with it"},
+		{[]string{"run", "--active", "--", "x"}, "--active needs confirmation"},
+		{[]string{"run", "--fixture", "fs"}, "--fixture KIND and --into DIR go together"},
+		{[]string{"run", "--fixture", "zip", "--into", "x"}, `--fixture "zip": want fs or git`},
+		{[]string{"run", "--no-such-flag"}, "flag provided but not defined"},
+	} {
+		code, _, errOut := sealmark(t, tc.args...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Contains(t, errOut, tc.want, "%v", tc.args)
+	}
+}
+
+func TestServerThatCannotStartIsExit3(t *testing.T) {
+	code, out, _ := sealmark(t, runArgs(t, "--timeout", "2s", "--", "sealmark-no-such-program")...)
+	assert.Equal(t, 3, code)
+	assert.Contains(t, out, "sealmark-no-such-program")
+
+	code, out, _ = sealmark(t, append(runArgs(t, "--timeout", "2s", "--"), serverArgs(t, "hang-init")...)...)
+	assert.Equal(t, 3, code)
+	assert.Contains(t, out, "did not complete initialize within 2s")
+}
+
+func TestKeepSandboxPrintsThePath(t *testing.T) {
+	parent := t.TempDir()
+	code, _, errOut := sealmark(t, append([]string{"run", "--sandbox-dir", parent, "--keep-sandbox", "--packs", "core", "--"}, serverArgs(t, "")...)...)
+	require.Equal(t, 0, code, errOut)
+	entries, err := os.ReadDir(parent)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	kept := filepath.Join(parent, entries[0].Name())
+	assert.Contains(t, errOut, "keeping the sandbox at "+kept)
+	for _, sub := range []string{"root/ok.txt", "root-evil", "canary", "home", "tmp", "bin/sm-canary"} {
+		_, err := os.Lstat(filepath.Join(kept, sub))
+		assert.NoError(t, err, sub)
+	}
+}
+
+func TestFixtureIntoWritesTheLayout(t *testing.T) {
+	into := filepath.Join(t.TempDir(), "fx")
+	code, out, errOut := sealmark(t, "run", "--fixture", "fs", "--into", into)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "SEALMARK-FIXTURE.txt")
+	guide, err := os.ReadFile(filepath.Join(into, "SEALMARK-FIXTURE.txt"))
+	require.NoError(t, err)
+	for _, path := range []string{"root/ok.txt", "root/link-dir", "root/link-file", "root-evil", "canary/secret.txt", "home", "tmp", "sm-canary"} {
+		assert.Contains(t, string(guide), path)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := sealmark(t, "version")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "sealmark dev\n", out)
+}

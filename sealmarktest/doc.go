@@ -1,0 +1,33 @@
+// Package sealmarktest is Sealmark's go test front door: put it in any MCP
+// server's repository, whatever language the server is written in.
+//
+//	// server_test.go
+//	package server_test
+//
+//	import (
+//		"testing"
+//
+//		"github.com/sealmark/sealmark/sealmarktest"
+//	)
+//
+//	func TestMain(m *testing.M) { sealmarktest.Main(m) }
+//
+//	func TestPacks(t *testing.T) {
+//		sealmarktest.Server(t, sealmarktest.Config{
+//			Command: "node",
+//			Args:    []string{"{cwd}/dist/index.js", "{sandbox}"},
+//		})
+//	}
+//
+// go test runs every pack as a subtest of TestPacks and every probe as a
+// subtest of its pack: go test -run Packs/core runs one pack, go test -run
+// Packs/core/secret-echo one probe. A finding at or above Config.FailOn
+// fails its probe's subtest:
+//
+//	--- FAIL: TestPacks/core/secret-echo (0.01s)
+//	    server.go:97: CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response to tools/call debug_info
+//	        evidence: response: the response to tools/call debug_info contains the value of SEALMARK_CANARY
+//
+// go test -sealmark.report=report.json (or SEALMARK_REPORT) writes the JSON
+// report when the tests end.
+package sealmarktest

@@ -1,0 +1,108 @@
+package sealmarktest_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/sealmarktest"
+)
+
+func TestMain(m *testing.M) {
+	fixture.Dispatch()
+	sealmarktest.Main(m)
+}
+
+// fixtureServer is a Config for the fixture server built into this test
+// binary, with the given flaws.
+func fixtureServer(t *testing.T, flaws string) sealmarktest.Config {
+	self, err := os.Executable()
+	require.NoError(t, err)
+	return sealmarktest.Config{
+		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
+		SandboxDir: os.Getenv("VICTIM_SANDBOX_DIR"), StartTimeout: 3 * time.Second,
+	}
+}
+
+// TestPacks is what a user writes: the well-behaved fixture passes.
+func TestPacks(t *testing.T) {
+	sealmarktest.Server(t, fixtureServer(t, ""))
+}
+
+// TestVictim only runs in a child go test process started by the tests
+// below, against the flaws named in $VICTIM_FLAWS.
+func TestVictim(t *testing.T) {
+	flaws, ok := os.LookupEnv("VICTIM_FLAWS")
+	if !ok {
+		t.Skip("runs only as the child of TestFindingFailsTheProbe")
+	}
+	sealmarktest.Server(t, fixtureServer(t, flaws))
+}
+
+// victim runs TestVictim in a child process and returns its output.
+func victim(t *testing.T, flaws, run string, extra ...string) (string, error, string) {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	sandboxes := t.TempDir()
+	cmd := exec.Command(self, append([]string{"-test.run=" + run, "-test.v"}, extra...)...)
+	cmd.Env = append(os.Environ(), "VICTIM_FLAWS="+flaws, "VICTIM_SANDBOX_DIR="+sandboxes)
+	out, err := cmd.CombinedOutput()
+	return string(out), err, sandboxes
+}
+
+func TestFindingFailsTheProbe(t *testing.T) {
+	reportPath := filepath.Join(t.TempDir(), "report.json")
+	out, err, sandboxes := victim(t, "echo-canary", "^TestVictim$", "-sealmark.report="+reportPath)
+	require.Error(t, err, "a critical finding must fail the test binary")
+	assert.Contains(t, out, "--- FAIL: TestVictim/core/secret-echo")
+	assert.Contains(t, out, "CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response to tools/call debug_info")
+	assert.Contains(t, out, "evidence: response:")
+	assert.Contains(t, out, "--- PASS: TestVictim/core/initialize")
+	assert.NotContains(t, out, "sm-canary-", "canary values are masked in test output")
+	assert.NotContains(t, out, "sk-sealmark-fake-")
+
+	raw, err := os.ReadFile(reportPath)
+	require.NoError(t, err, "the report is written")
+	var rep struct{ Schema, Class string }
+	require.NoError(t, json.Unmarshal(raw, &rep))
+	assert.Equal(t, "sealmark.report/v1", rep.Schema)
+	assert.Equal(t, "STANDARD", rep.Class)
+	assert.NotContains(t, string(raw), "sm-canary-")
+
+	entries, err := os.ReadDir(sandboxes)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the sandbox is deleted at cleanup")
+}
+
+func TestRunSelectsOneProbe(t *testing.T) {
+	out, err, _ := victim(t, "echo-canary", "^TestVictim$/^core$/^secret-echo$")
+	require.Error(t, err)
+	assert.Contains(t, out, "--- FAIL: TestVictim/core/secret-echo")
+	assert.NotContains(t, out, "TestVictim/core/initialize", "-run selects one probe")
+	// The sweep still runs for secret-echo, so the canary is found.
+	assert.Contains(t, out, "SEALMARK_CANARY echoed")
+}
+
+func TestLowFindingsAreLoggedNotFailed(t *testing.T) {
+	out, err, _ := victim(t, "stdout-banner", "^TestVictim$")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "CORE-STDOUT-JSONRPC medium: stdout line 1 is a line that is not JSON")
+	assert.Contains(t, out, "--- PASS: TestVictim/core/stdout-jsonrpc-only")
+}
+
+func TestServerThatCannotStartFailsThePack(t *testing.T) {
+	out, err, _ := victim(t, "hang-init", "^TestVictim$", "-test.timeout=2m")
+	require.Error(t, err)
+	assert.Contains(t, out, "--- FAIL: TestVictim/core")
+	assert.Contains(t, out, "the server did not start")
+	assert.True(t, strings.Contains(out, "sealmark-fixture ready"), "the failure shows the server log tail:\n%s", out)
+}
