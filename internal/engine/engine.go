@@ -14,8 +14,8 @@ package engine
 import (
 	"cmp"
 	"crypto/rand"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
