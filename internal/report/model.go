@@ -19,6 +19,8 @@ package report
 import (
 	"time"
 
+	"github.com/sealmark/sealmark/observers"
+
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -67,6 +69,11 @@ type Report struct {
 	Packs []Pack `json:"packs"`
 	// NotCovered lists every pack or probe that did not run, and why.
 	NotCovered []NotCovered `json:"notCovered,omitempty"`
+	// Timeline holds what the observers saw that no probe owns: between
+	// probes, at start-up, after shutdown, and loss records. What a probe
+	// owns is in its Probe.Observations. Records are kind-discriminated
+	// (observers.Kind*); a reader keeps kinds it does not know.
+	Timeline []observers.Record `json:"timeline,omitempty"`
 	// Summary counts verdicts and findings; Finalize computes it.
 	Summary Summary `json:"summary"`
 	// HarnessError is set when the harness could not run at all (the server
@@ -179,6 +186,9 @@ type Probe struct {
 	// Findings are the problems found; only those of a failing probe count
 	// in the summary and the exit code.
 	Findings []packs.Finding `json:"findings,omitempty"`
+	// Observations are what the observers saw while the probe ran,
+	// attributed to it by time and by its token.
+	Observations []observers.Record `json:"observations,omitempty"`
 	// Notes are remarks that do not judge the server (what was tried, what
 	// was skipped).
 	Notes []string `json:"notes,omitempty"`
