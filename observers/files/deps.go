@@ -1,0 +1,3 @@
+package files
+
+import _ "github.com/fsnotify/fsnotify"
