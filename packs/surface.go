@@ -41,7 +41,7 @@ func (t Tool) ReadOnly() bool {
 		if name == p || strings.HasPrefix(name, p+"_") || strings.HasPrefix(name, p+"-") || strings.HasPrefix(name, p+".") {
 			return true
 		}
-		if strings.HasPrefix(name, p) && len(name) > len(p) && name[len(p)] >= 'A' && name[len(p)] <= 'Z' {
+		if strings.HasPrefix(name, p) && len(t.Name) > len(p) && t.Name[len(p)] >= 'A' && t.Name[len(p)] <= 'Z' {
 			return true
 		}
 	}

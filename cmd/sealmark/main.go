@@ -14,6 +14,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/sealmark/sealmark/internal/fixture"
@@ -26,6 +27,9 @@ var version = "dev"
 func main() {
 	smbin.Dispatch()
 	fixture.Dispatch()
+	// The MCP client library logs transport hiccups of hostile servers
+	// through slog; the report says what matters.
+	slog.SetDefault(slog.New(slog.DiscardHandler))
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

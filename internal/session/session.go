@@ -113,6 +113,12 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*pack
 		if errors.Is(err, transport.ErrTransportClosed) {
 			return nil, fmt.Errorf("%s: %w", what, s.closedError())
 		}
+		if errors.Is(err, launch.ErrStdinClosed) {
+			if st := s.proc.ExitStatus(); st != "" {
+				return nil, fmt.Errorf("%s: %w: the server exited (%s)", what, packs.ErrClosed, st)
+			}
+			return nil, fmt.Errorf("%s: %w: the server's stdin is closed", what, packs.ErrClosed)
+		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
 		}

@@ -1,0 +1,55 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// failureFindings returns what a failing probe found, for the formats that
+// list findings (SARIF, JUnit): its findings, or, for a probe that failed
+// without one, a single finding at the probe's severity whose message is the
+// probe's reason (or says it failed without a finding), so that no failure
+// is lost. Findings without a Fingerprint (Finalize did not run) get
+// Fingerprint(probe ID, message). The probe is not modified.
+func failureFindings(pr Probe) []packs.Finding {
+	if len(pr.Findings) == 0 {
+		msg := pr.Reason
+		if msg == "" {
+			msg = "probe " + pr.Name + " failed without reporting a finding"
+		}
+		return []packs.Finding{{Severity: pr.Severity, Message: msg, Fingerprint: Fingerprint(pr.ID, msg)}}
+	}
+	fs := make([]packs.Finding, len(pr.Findings))
+	for i, f := range pr.Findings {
+		if f.Fingerprint == "" {
+			f.Fingerprint = Fingerprint(pr.ID, f.Message)
+		}
+		fs[i] = f
+	}
+	return fs
+}
+
+// findingText is a finding's message followed by one line per piece of
+// evidence, "evidence: observer: detail", each line after the first
+// starting with pad. Text from the server is cleaned line by line (see
+// indent), so the result holds no control character but newlines.
+func findingText(f packs.Finding, pad string) string {
+	var b strings.Builder
+	b.WriteString(indent(f.Message, pad))
+	for _, e := range f.Evidence {
+		b.WriteString("\n" + pad + "evidence: " + clean(e.Observer) + ": " + indent(e.Detail, pad+"  "))
+	}
+	return b.String()
+}
+
+// firstLine is s's first line, cleaned, with " …" when more lines follow.
+func firstLine(s string) string {
+	s = strings.TrimRight(s, "\r\n")
+	head, _, more := strings.Cut(s, "\n")
+	head = clean(strings.TrimSuffix(head, "\r"))
+	if more {
+		head += " …"
+	}
+	return head
+}

@@ -1,0 +1,372 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// SARIF's fixed strings.
+const (
+	sarifSchema  = "https://json.schemastore.org/sarif-2.1.0.json"
+	sarifVersion = "2.1.0"
+	// SARIFFingerprintKey names the finding's Fingerprint among a SARIF
+	// result's partialFingerprints, so code scanning dedupes across runs.
+	SARIFFingerprintKey = "sealmarkFingerprint/v1"
+	// DefaultSARIFArtifact is the file results point at when
+	// SARIFOptions.ArtifactURI is empty.
+	DefaultSARIFArtifact = "sealmark.yaml"
+)
+
+// SARIFOptions are what WriteSARIFWith lets the caller choose. The zero
+// value is what WriteSARIF uses.
+type SARIFOptions struct {
+	// ArtifactURI is the file every result's location names, at line 1.
+	// Code scanning needs a file for each result, and a server's findings
+	// belong to no line of source, so results point at the file that
+	// describes the server (as osv-scanner points at a manifest). Give it
+	// relative to the repository root, with forward slashes, the same in
+	// every run: the file is part of an alert's identity. Default
+	// DefaultSARIFArtifact ("sealmark.yaml").
+	ArtifactURI string
+}
+
+// WriteSARIF writes rep as SARIF 2.1.0 with the default options; see
+// WriteSARIFWith.
+func WriteSARIF(w io.Writer, rep *Report) error {
+	return WriteSARIFWith(w, rep, SARIFOptions{})
+}
+
+// WriteSARIFWith writes rep as a SARIF 2.1.0 log of one run, for code
+// scanning:
+//   - one rule per probe that ran, whatever its verdict: id the probe ID,
+//     name its name, description its Doc, level and "security-severity"
+//     from its severity (critical/high → error, medium → warning, low/info →
+//     note), tagged "security", the pack name and each CWE its findings name
+//     ("external/cwe/cwe-200");
+//   - one result per finding of a failing probe (a probe that failed
+//     without a finding gets one result carrying its reason), with the
+//     finding's severity as level, message and evidence as text, the
+//     Fingerprint under SARIFFingerprintKey, verdict, confidence and pack as
+//     properties, and a location at line 1 of opts.ArtifactURI that names
+//     the server as a logical location. Not-applicable, inconclusive and
+//     passing probes have no results;
+//   - invocations[0].executionSuccessful false when HarnessError is set,
+//     with the harness error, the sandbox cleanup error and each errored
+//     probe as tool execution notifications, and the warnings as
+//     configuration notifications. A run that could not start the server
+//     has no results but is not a clean run: check ExitCode before
+//     uploading, or code scanning closes the open alerts;
+//   - the class and its reasons as run properties.
+//
+// Text is cleaned as in WriteText; two equal reports give equal bytes.
+func WriteSARIFWith(w io.Writer, rep *Report, opts SARIFOptions) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(sarifFor(rep, opts)); err != nil {
+		return fmt.Errorf("report: encode SARIF: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("report: write SARIF: %w", err)
+	}
+	return nil
+}
+
+// sarifLevel is the SARIF level of a severity.
+func sarifLevel(s packs.Severity) string {
+	switch {
+	case s >= packs.High:
+		return "error"
+	case s == packs.Medium:
+		return "warning"
+	}
+	return "note"
+}
+
+// securitySeverity is the score code scanning ranks a rule by.
+func securitySeverity(s packs.Severity) string {
+	switch {
+	case s >= packs.Critical:
+		return "9.5"
+	case s == packs.High:
+		return "7.5"
+	case s == packs.Medium:
+		return "5.0"
+	case s == packs.Low:
+		return "3.0"
+	}
+	return "0.0"
+}
+
+// cweTag is the code scanning tag of a CWE written "CWE-200", "cwe-200" or
+// "200"; ok is false for anything else.
+func cweTag(cwe string) (tag string, ok bool) {
+	n := strings.TrimSpace(cwe)
+	if len(n) > 4 && strings.EqualFold(n[:4], "cwe-") {
+		n = n[4:]
+	}
+	if n == "" || len(n) > 9 || strings.Trim(n, "0123456789") != "" {
+		return "", false
+	}
+	return "external/cwe/cwe-" + n, true
+}
+
+// ruleID is a probe's rule id: its ID, or pack/name when it has none.
+func ruleID(pk Pack, pr Probe) string {
+	if pr.ID != "" {
+		return clean(pr.ID)
+	}
+	return clean(pk.Name + "/" + pr.Name)
+}
+
+func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
+	uri := opts.ArtifactURI
+	if uri == "" {
+		uri = DefaultSARIFArtifact
+	}
+	loc := sarifLocation{
+		PhysicalLocation: sarifPhysical{
+			ArtifactLocation: sarifArtifact{URI: uri},
+			Region:           sarifRegion{StartLine: 1},
+		},
+		LogicalLocations: serverLocation(rep.Server),
+	}
+
+	run := sarifRun{
+		Tool:    sarifTool{Driver: sarifDriver{Name: "sealmark", Version: clean(rep.Tool.Version), Rules: []sarifRule{}}},
+		Results: []sarifResult{},
+	}
+	inv := sarifInvocation{ExecutionSuccessful: rep.HarnessError == ""}
+	if !rep.Started.IsZero() {
+		inv.StartTimeUTC = rep.Started.UTC().Format(time.RFC3339Nano)
+	}
+	if !rep.Finished.IsZero() {
+		inv.EndTimeUTC = rep.Finished.UTC().Format(time.RFC3339Nano)
+	}
+	if rep.HarnessError != "" {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "error", Message: sarifText{Text: indent(rep.HarnessError, "")}})
+	}
+	if rep.Sandbox.CleanupError != "" {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "warning", Message: sarifText{Text: "could not delete the sandbox: " + indent(rep.Sandbox.CleanupError, "")}})
+	}
+	for _, wn := range rep.Warnings {
+		inv.ToolConfigurationNotifications = append(inv.ToolConfigurationNotifications,
+			sarifNotification{Level: "warning", Message: sarifText{Text: indent(wn, "")}})
+	}
+
+	index := map[string]int{} // rule id → index in Rules
+	var cwes [][]string       // per rule, the CWE tags of its findings
+	for _, pk := range rep.Packs {
+		for _, pr := range pk.Probes {
+			id := ruleID(pk, pr)
+			ri, seen := index[id]
+			if !seen {
+				ri = len(run.Tool.Driver.Rules)
+				index[id] = ri
+				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleFor(id, pk, pr))
+				cwes = append(cwes, nil)
+			}
+			for _, f := range pr.Findings {
+				if tag, ok := cweTag(f.CWE); ok && !slices.Contains(cwes[ri], tag) {
+					cwes[ri] = append(cwes[ri], tag)
+				}
+			}
+			switch pr.Verdict {
+			case packs.Failed:
+				for _, f := range failureFindings(pr) {
+					run.Results = append(run.Results, sarifResultFor(id, ri, pk, pr, f, loc))
+				}
+			case packs.Errored:
+				text := id + ": the harness broke"
+				if pr.Reason != "" {
+					text = id + ": " + indent(pr.Reason, "")
+				}
+				inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+					Level: "error", Message: sarifText{Text: text}, AssociatedRule: &sarifRef{ID: id, Index: ri},
+				})
+			}
+		}
+	}
+	for ri, tags := range cwes {
+		slices.Sort(tags)
+		r := &run.Tool.Driver.Rules[ri]
+		r.Properties.Tags = append(r.Properties.Tags, tags...)
+	}
+	run.Invocations = []sarifInvocation{inv}
+	if rep.Class != "" || len(rep.ClassReasons) > 0 {
+		props := &sarifRunProps{Class: clean(rep.Class)}
+		for _, r := range rep.ClassReasons {
+			props.ClassReasons = append(props.ClassReasons, clean(r))
+		}
+		run.Properties = props
+	}
+	return sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}}
+}
+
+// serverLocation names the server under test: its command line, or its URL.
+func serverLocation(s Server) []sarifLogical {
+	switch {
+	case s.Command != "":
+		full := []string{word(s.Command)}
+		for _, a := range s.Args {
+			full = append(full, word(a))
+		}
+		return []sarifLogical{{Name: clean(s.Command), FullyQualifiedName: strings.Join(full, " "), Kind: "module"}}
+	case s.URL != "":
+		return []sarifLogical{{Name: clean(s.URL), Kind: "module"}}
+	}
+	return nil
+}
+
+func sarifRuleFor(id string, pk Pack, pr Probe) sarifRule {
+	doc := clean(pr.Doc)
+	if doc == "" {
+		doc = "Sealmark probe " + clean(pr.Name)
+	}
+	r := sarifRule{
+		ID:                   id,
+		Name:                 clean(pr.Name),
+		ShortDescription:     sarifText{Text: doc},
+		FullDescription:      sarifText{Text: doc},
+		DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(pr.Severity)},
+		Properties: sarifRuleProps{
+			Tags:             []string{"security"},
+			SecuritySeverity: securitySeverity(pr.Severity),
+		},
+	}
+	if pk.Name != "" && pk.Name != "security" {
+		r.Properties.Tags = append(r.Properties.Tags, clean(pk.Name))
+	}
+	return r
+}
+
+func sarifResultFor(id string, ri int, pk Pack, pr Probe, f packs.Finding, loc sarifLocation) sarifResult {
+	res := sarifResult{
+		RuleID:              id,
+		RuleIndex:           ri,
+		Level:               sarifLevel(f.Severity),
+		Message:             sarifText{Text: findingText(f, "")},
+		Locations:           []sarifLocation{loc},
+		PartialFingerprints: map[string]string{SARIFFingerprintKey: clean(f.Fingerprint)},
+		Properties: sarifResultProps{
+			Pack:       clean(pk.Name),
+			Probe:      clean(pr.Name),
+			Verdict:    clean(string(pr.Verdict)),
+			Severity:   f.Severity.String(),
+			Confidence: f.Confidence.String(),
+			CWE:        clean(f.CWE),
+		},
+	}
+	if res.Message.Text == "" {
+		res.Message.Text = id + " failed" // SARIF requires a message text
+	}
+	return res
+}
+
+// The SARIF 2.1.0 objects WriteSARIFWith writes, fields in the order of
+// the specification.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool        sarifTool         `json:"tool"`
+		Invocations []sarifInvocation `json:"invocations"`
+		Results     []sarifResult     `json:"results"`
+		Properties  *sarifRunProps    `json:"properties,omitempty"`
+	}
+	sarifRunProps struct {
+		Class        string   `json:"class,omitempty"`
+		ClassReasons []string `json:"classReasons,omitempty"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name    string      `json:"name"`
+		Version string      `json:"version,omitempty"`
+		Rules   []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string          `json:"id"`
+		Name                 string          `json:"name,omitempty"`
+		ShortDescription     sarifText       `json:"shortDescription"`
+		FullDescription      sarifText       `json:"fullDescription"`
+		DefaultConfiguration sarifRuleConfig `json:"defaultConfiguration"`
+		Properties           sarifRuleProps  `json:"properties"`
+	}
+	sarifRuleConfig struct {
+		Level string `json:"level"`
+	}
+	sarifRuleProps struct {
+		Tags             []string `json:"tags"`
+		SecuritySeverity string   `json:"security-severity"`
+	}
+	sarifText struct {
+		Text string `json:"text"`
+	}
+	sarifInvocation struct {
+		ExecutionSuccessful            bool                `json:"executionSuccessful"`
+		StartTimeUTC                   string              `json:"startTimeUtc,omitempty"`
+		EndTimeUTC                     string              `json:"endTimeUtc,omitempty"`
+		ToolExecutionNotifications     []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+		ToolConfigurationNotifications []sarifNotification `json:"toolConfigurationNotifications,omitempty"`
+	}
+	sarifNotification struct {
+		Level          string    `json:"level"`
+		Message        sarifText `json:"message"`
+		AssociatedRule *sarifRef `json:"associatedRule,omitempty"`
+	}
+	sarifRef struct {
+		ID    string `json:"id"`
+		Index int    `json:"index"`
+	}
+	sarifResult struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             sarifText         `json:"message"`
+		Locations           []sarifLocation   `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          sarifResultProps  `json:"properties"`
+	}
+	sarifResultProps struct {
+		Pack       string `json:"pack"`
+		Probe      string `json:"probe"`
+		Verdict    string `json:"verdict"`
+		Severity   string `json:"severity"`
+		Confidence string `json:"confidence"`
+		CWE        string `json:"cwe,omitempty"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical  `json:"physicalLocation"`
+		LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           sarifRegion   `json:"region"`
+	}
+	sarifArtifact struct {
+		URI string `json:"uri"`
+	}
+	sarifRegion struct {
+		StartLine int `json:"startLine"`
+	}
+	sarifLogical struct {
+		Name               string `json:"name"`
+		FullyQualifiedName string `json:"fullyQualifiedName,omitempty"`
+		Kind               string `json:"kind"`
+	}
+)

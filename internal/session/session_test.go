@@ -1,0 +1,105 @@
+package session_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/session"
+)
+
+// The test binary doubles as a tiny server: it asks the client for
+// sampling, logs what the client answered to stderr, and answers every
+// request with an empty result.
+func TestMain(m *testing.M) {
+	if os.Getenv("SESSION_TEST_CHILD") == "1" {
+		fmt.Println(`{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{}}`)
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(in.Bytes(), &msg) != nil {
+				continue
+			}
+			switch {
+			case string(msg.ID) == `"srv-1"`:
+				fmt.Fprintf(os.Stderr, "GOT %s\n", in.Bytes())
+			case msg.Method != "" && msg.ID != nil:
+				fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", msg.ID)
+			}
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func start(t *testing.T) (*launch.Process, *session.Session) {
+	self, err := os.Executable()
+	require.NoError(t, err)
+	proc, err := launch.Start(launch.Spec{Path: self, Env: []string{"SESSION_TEST_CHILD=1"}, Dir: t.TempDir()})
+	require.NoError(t, err)
+	s := session.Open(proc)
+	t.Cleanup(func() {
+		s.Close()
+		proc.Stop(time.Second, time.Second)
+	})
+	return proc, s
+}
+
+// TestServerRequestsAreDeclined: the harness declares no capability, so a
+// sampling request is recorded and answered with an error.
+func TestServerRequestsAreDeclined(t *testing.T) {
+	proc, s := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := s.Request(ctx, "ping", nil)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{}`, string(res.Result))
+
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(string(proc.Log().Bytes()), "GOT") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Contains(t, string(proc.Log().Bytes()), `"code":-32601`, "the sampling request got an error")
+	assert.Equal(t, []string{"sampling/createMessage"}, s.ServerRequests())
+}
+
+// TestDescribeNamesTheRequest: a response frame is traced back to the
+// harness request it answers; a server request frame is not.
+func TestDescribeNamesTheRequest(t *testing.T) {
+	_, s := start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := s.Request(ctx, "tools/call", map[string]any{"name": "read_note", "arguments": map[string]any{}})
+	require.NoError(t, err)
+	var described []string
+	for _, f := range s.Frames(0) {
+		described = append(described, s.Describe(f))
+	}
+	assert.Equal(t, []string{"", "tools/call read_note"}, described)
+}
+
+// TestDeadIsClosed: once the server is gone, a request fails at once with
+// the exit status, and Alive says so.
+func TestDeadIsClosed(t *testing.T) {
+	proc, s := start(t)
+	require.NoError(t, proc.CloseStdin())
+	require.True(t, proc.WaitExit(5*time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := s.Request(ctx, "ping", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "exit status 0")
+	assert.False(t, s.Alive())
+}
