@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
@@ -22,12 +23,23 @@ import (
 func Main(m *testing.M) {
 	smbin.Dispatch()
 	path := flag.String("sealmark.report", os.Getenv("SEALMARK_REPORT"), "write the Sealmark JSON report to this `file`")
+	// On a signal, stop every server and delete every sandbox, then exit
+	// 128+n. The tests may finish meanwhile (their server was just killed):
+	// they must not exit 0 before the cleanup is done.
+	var caught atomic.Value
+	handled := make(chan struct{})
 	stop := cleanup.OnSignal(func(sig os.Signal) {
+		caught.Store(sig)
 		cleanup.Run()
+		close(handled)
 		os.Exit(cleanup.ExitCode(sig))
 	})
 	code := m.Run()
 	stop()
+	if sig, ok := caught.Load().(os.Signal); ok {
+		<-handled
+		os.Exit(cleanup.ExitCode(sig))
+	}
 	cleanup.Run()
 	if *path != "" {
 		if err := writeReport(*path); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
@@ -124,9 +125,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var caught os.Signal
+	var caught atomic.Value
 	stop := cleanup.OnSignal(func(sig os.Signal) {
-		caught = sig
+		caught.Store(sig)
 		fmt.Fprintf(stderr, "sealmark: %v: stopping the server and deleting the sandbox (again to skip the grace period)\n", sig)
 		cancel()
 	})
@@ -140,8 +141,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 3
 		}
 	}
-	if caught != nil {
-		return cleanup.ExitCode(caught)
+	if sig, ok := caught.Load().(os.Signal); ok {
+		return cleanup.ExitCode(sig)
 	}
 	return report.ExitCode(rep, sev)
 }
