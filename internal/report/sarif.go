@@ -24,8 +24,8 @@ const (
 	DefaultSARIFArtifact = "sealmark.yaml"
 )
 
-// SARIFOptions are what WriteSARIFWith lets the caller choose. The zero
-// value is what WriteSARIF uses.
+// SARIFOptions are what WriteSARIF lets the caller choose. The zero
+// value is the default.
 type SARIFOptions struct {
 	// ArtifactURI is the file every result's location names, at line 1.
 	// Code scanning needs a file for each result, and a server's findings
@@ -37,13 +37,7 @@ type SARIFOptions struct {
 	ArtifactURI string
 }
 
-// WriteSARIF writes rep as SARIF 2.1.0 with the default options; see
-// WriteSARIFWith.
-func WriteSARIF(w io.Writer, rep *Report) error {
-	return WriteSARIFWith(w, rep, SARIFOptions{})
-}
-
-// WriteSARIFWith writes rep as a SARIF 2.1.0 log of one run, for code
+// WriteSARIF writes rep as a SARIF 2.1.0 log of one run, for code
 // scanning:
 //   - one rule per probe that ran, whatever its verdict: id the probe ID,
 //     name its name, description its Doc, level and "security-severity"
@@ -66,7 +60,7 @@ func WriteSARIF(w io.Writer, rep *Report) error {
 //   - the class and its reasons as run properties.
 //
 // Text is cleaned as in WriteText; two equal reports give equal bytes.
-func WriteSARIFWith(w io.Writer, rep *Report, opts SARIFOptions) error {
+func WriteSARIF(w io.Writer, rep *Report, opts SARIFOptions) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -144,25 +138,7 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 		Tool:    sarifTool{Driver: sarifDriver{Name: "sealmark", Version: clean(rep.Tool.Version), Rules: []sarifRule{}}},
 		Results: []sarifResult{},
 	}
-	inv := sarifInvocation{ExecutionSuccessful: rep.HarnessError == ""}
-	if !rep.Started.IsZero() {
-		inv.StartTimeUTC = rep.Started.UTC().Format(time.RFC3339Nano)
-	}
-	if !rep.Finished.IsZero() {
-		inv.EndTimeUTC = rep.Finished.UTC().Format(time.RFC3339Nano)
-	}
-	if rep.HarnessError != "" {
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
-			sarifNotification{Level: "error", Message: sarifText{Text: indent(rep.HarnessError, "")}})
-	}
-	if rep.Sandbox.CleanupError != "" {
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
-			sarifNotification{Level: "warning", Message: sarifText{Text: "could not delete the sandbox: " + indent(rep.Sandbox.CleanupError, "")}})
-	}
-	for _, wn := range rep.Warnings {
-		inv.ToolConfigurationNotifications = append(inv.ToolConfigurationNotifications,
-			sarifNotification{Level: "warning", Message: sarifText{Text: indent(wn, "")}})
-	}
+	inv := sarifInvocationFor(rep)
 
 	index := map[string]int{} // rule id → index in Rules
 	var cwes [][]string       // per rule, the CWE tags of its findings
@@ -211,6 +187,32 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 		run.Properties = props
 	}
 	return sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}}
+}
+
+// sarifInvocationFor describes the run itself: whether the harness could
+// run, when, and what went wrong that is not a finding. Errored
+// probes are added by sarifFor.
+func sarifInvocationFor(rep *Report) sarifInvocation {
+	inv := sarifInvocation{ExecutionSuccessful: rep.HarnessError == ""}
+	if !rep.Started.IsZero() {
+		inv.StartTimeUTC = rep.Started.UTC().Format(time.RFC3339Nano)
+	}
+	if !rep.Finished.IsZero() {
+		inv.EndTimeUTC = rep.Finished.UTC().Format(time.RFC3339Nano)
+	}
+	if rep.HarnessError != "" {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "error", Message: sarifText{Text: indent(rep.HarnessError, "")}})
+	}
+	if rep.Sandbox.CleanupError != "" {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "warning", Message: sarifText{Text: "could not delete the sandbox: " + indent(rep.Sandbox.CleanupError, "")}})
+	}
+	for _, wn := range rep.Warnings {
+		inv.ToolConfigurationNotifications = append(inv.ToolConfigurationNotifications,
+			sarifNotification{Level: "warning", Message: sarifText{Text: indent(wn, "")}})
+	}
+	return inv
 }
 
 // serverLocation names the server under test: its command line, or its URL.
@@ -273,7 +275,7 @@ func sarifResultFor(id string, ri int, pk Pack, pr Probe, f packs.Finding, loc s
 	return res
 }
 
-// The SARIF 2.1.0 objects WriteSARIFWith writes, fields in the order of
+// The SARIF 2.1.0 objects WriteSARIF writes, fields in the order of
 // the specification.
 type (
 	sarifLog struct {

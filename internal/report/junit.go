@@ -1,0 +1,242 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// WriteJUnit writes rep as JUnit XML for CI: a <testsuites> root holding one
+// <testsuite name="sealmark/<pack>"> per pack and one <testcase
+// classname="<pack>" name="<probe name>" time="<seconds>"> per probe:
+//   - fail: <failure message="ID severity: first finding's message"
+//     type="severity"> with every finding and its evidence as text (a probe
+//     that failed without a finding is described by its reason);
+//   - not-applicable: <skipped message="reason"/>; inconclusive: <skipped
+//     message="inconclusive: reason"/>;
+//   - error, or a verdict this writer does not know: <error message=...>;
+//   - pass: an empty testcase.
+//
+// A probe's notes go to its <system-out>. Each suite and the root count
+// tests, failures, errors and skipped; each suite carries the run's class
+// as properties. When HarnessError is set, a last suite "sealmark" holds
+// one testcase "run" in error, so CI never reads the run as clean.
+//
+// Text from the server is cleaned as in WriteText, so the document holds
+// only characters XML 1.0 allows, whatever the server wrote.
+func WriteJUnit(w io.Writer, rep *Report) error {
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitFor(rep)); err != nil {
+		return fmt.Errorf("report: encode JUnit: %w", err)
+	}
+	buf.WriteString("\n")
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("report: write JUnit: %w", err)
+	}
+	return nil
+}
+
+func junitFor(rep *Report) junitSuites {
+	root := junitSuites{Name: "sealmark"}
+	props := junitRunProperties(rep)
+	var stamp string
+	if !rep.Started.IsZero() {
+		stamp = rep.Started.UTC().Format("2006-01-02T15:04:05")
+	}
+	var total time.Duration
+	for _, pk := range rep.Packs {
+		s := junitSuite{Name: xmlText(clean("sealmark/" + pk.Name)), Timestamp: stamp, Properties: props}
+		var d time.Duration
+		for _, pr := range pk.Probes {
+			c := junitCaseFor(pk, pr)
+			s.count(c)
+			d += time.Duration(pr.Millis) * time.Millisecond
+		}
+		s.Time = seconds(d)
+		total += d
+		root.add(s)
+	}
+	if rep.HarnessError != "" {
+		s := junitSuite{Name: "sealmark", Timestamp: stamp, Properties: props, Time: seconds(0)}
+		s.count(junitCase{
+			Classname: "sealmark",
+			Name:      "run",
+			Time:      seconds(0),
+			Error: &junitProblem{
+				Message: xmlText(firstLine(rep.HarnessError)),
+				Type:    "harness",
+				Text:    xmlText(indent(rep.HarnessError, "")),
+			},
+		})
+		root.add(s)
+	}
+	root.Time = seconds(total)
+	return root
+}
+
+// junitRunProperties are the properties every suite carries: the class and
+// the reasons for it, and the harness version.
+func junitRunProperties(rep *Report) *junitProperties {
+	var ps []junitProperty
+	if rep.Class != "" {
+		ps = append(ps, junitProperty{Name: "class", Value: xmlText(clean(rep.Class))})
+	}
+	for _, r := range rep.ClassReasons {
+		ps = append(ps, junitProperty{Name: "class.reason", Value: xmlText(clean(r))})
+	}
+	if rep.Tool.Version != "" {
+		ps = append(ps, junitProperty{Name: "sealmark.version", Value: xmlText(clean(rep.Tool.Version))})
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return &junitProperties{Properties: ps}
+}
+
+func junitCaseFor(pk Pack, pr Probe) junitCase {
+	c := junitCase{
+		Classname: xmlText(clean(pk.Name)),
+		Name:      xmlText(clean(pr.Name)),
+		Time:      seconds(time.Duration(pr.Millis) * time.Millisecond),
+	}
+	id := clean(pr.ID)
+	switch pr.Verdict {
+	case packs.Passed:
+	case packs.Failed:
+		fs := failureFindings(pr)
+		var text []string
+		for _, f := range fs {
+			head := id + " " + f.Severity.String()
+			if f.Confidence != packs.ConfidenceHigh {
+				head += " (" + f.Confidence.String() + " confidence)"
+			}
+			body := findingText(f, "  ")
+			if f.CWE != "" {
+				body += "\n  cwe: " + clean(f.CWE)
+			}
+			text = append(text, head+": "+body)
+		}
+		if pr.Reason != "" && len(pr.Findings) > 0 {
+			text = append(text, "reason: "+indent(pr.Reason, "  "))
+		}
+		c.Failure = &junitProblem{
+			Message: xmlText(id + " " + fs[0].Severity.String() + ": " + firstLine(fs[0].Message)),
+			Type:    fs[0].Severity.String(),
+			Text:    xmlText(strings.Join(text, "\n")),
+		}
+	case packs.NotApplicable:
+		c.Skipped = &junitSkipped{Message: xmlText(firstLine(pr.Reason))}
+	case packs.Inconclusive:
+		c.Skipped = &junitSkipped{Message: xmlText("inconclusive: " + firstLine(pr.Reason))}
+	default:
+		msg := "the harness broke"
+		if pr.Verdict != packs.Errored {
+			msg = "unknown verdict " + word(string(pr.Verdict))
+		}
+		if pr.Reason != "" {
+			msg += ": " + firstLine(pr.Reason)
+		}
+		c.Error = &junitProblem{Message: xmlText(id + " " + msg), Type: "error", Text: xmlText(indent(pr.Reason, ""))}
+	}
+	if len(pr.Notes) > 0 {
+		notes := make([]string, len(pr.Notes))
+		for i, n := range pr.Notes {
+			notes[i] = "note: " + indent(n, "  ")
+		}
+		c.SystemOut = xmlText(strings.Join(notes, "\n"))
+	}
+	return c
+}
+
+// seconds is a JUnit time attribute: seconds with three decimals.
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%.3f", d.Seconds())
+}
+
+// xmlText makes text that clean or indent already made safe for a terminal
+// safe for XML 1.0 too: the only characters left that XML forbids are the
+// noncharacters U+FFFE and U+FFFF, written as escapes like clean's.
+func xmlText(s string) string {
+	return xmlNonchars.Replace(s)
+}
+
+var xmlNonchars = strings.NewReplacer("\ufffe", `\ufffe`, "\uffff", `\uffff`)
+
+func (s *junitSuite) count(c junitCase) {
+	s.Tests++
+	switch {
+	case c.Failure != nil:
+		s.Failures++
+	case c.Error != nil:
+		s.Errors++
+	case c.Skipped != nil:
+		s.Skipped++
+	}
+	s.Cases = append(s.Cases, c)
+}
+
+func (r *junitSuites) add(s junitSuite) {
+	r.Tests += s.Tests
+	r.Failures += s.Failures
+	r.Errors += s.Errors
+	r.Skipped += s.Skipped
+	r.Suites = append(r.Suites, s)
+}
+
+// The JUnit XML elements WriteJUnit writes, in the shape Jenkins, GitLab and
+// GitHub test reporters read.
+type (
+	junitSuites struct {
+		XMLName  xml.Name     `xml:"testsuites"`
+		Name     string       `xml:"name,attr"`
+		Tests    int          `xml:"tests,attr"`
+		Failures int          `xml:"failures,attr"`
+		Errors   int          `xml:"errors,attr"`
+		Skipped  int          `xml:"skipped,attr"`
+		Time     string       `xml:"time,attr"`
+		Suites   []junitSuite `xml:"testsuite"`
+	}
+	junitSuite struct {
+		Name       string           `xml:"name,attr"`
+		Tests      int              `xml:"tests,attr"`
+		Failures   int              `xml:"failures,attr"`
+		Errors     int              `xml:"errors,attr"`
+		Skipped    int              `xml:"skipped,attr"`
+		Time       string           `xml:"time,attr"`
+		Timestamp  string           `xml:"timestamp,attr,omitempty"`
+		Properties *junitProperties `xml:"properties,omitempty"`
+		Cases      []junitCase      `xml:"testcase"`
+	}
+	junitProperties struct {
+		Properties []junitProperty `xml:"property"`
+	}
+	junitProperty struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	}
+	junitCase struct {
+		Classname string        `xml:"classname,attr"`
+		Name      string        `xml:"name,attr"`
+		Time      string        `xml:"time,attr"`
+		Failure   *junitProblem `xml:"failure,omitempty"`
+		Error     *junitProblem `xml:"error,omitempty"`
+		Skipped   *junitSkipped `xml:"skipped,omitempty"`
+		SystemOut string        `xml:"system-out,omitempty"`
+	}
+	junitProblem struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",chardata"`
+	}
+	junitSkipped struct {
+		Message string `xml:"message,attr"`
+	}
+)
