@@ -1,41 +1,32 @@
 package loopback
 
-import "bytes"
-
-// prefixLen is how many leading bytes of a token index it, so finding the
-// registered tokens in a request costs one map look-up per byte whatever the
-// number of tokens.
-const prefixLen = 4
-
-// tokenSet holds the most recent tokens passed to Begin, oldest evicted
-// first, and finds which of them occur in a byte string.
+// tokenSet holds the tokens most recently passed to Begin, oldest evicted
+// first, and finds which of them occur in a byte string. Finding costs one
+// map look-up per byte for each distinct token length (one, normally),
+// whatever the number of tokens and whatever prefix they share.
 type tokenSet struct {
-	max      int
-	ring     []string // insertion order; ring[next] is the oldest once full
-	next     int
-	seq      uint64
-	seqOf    map[string]uint64 // registration order: a later Begin is larger
-	byPrefix map[[prefixLen]byte][]string
-	short    []string // tokens shorter than prefixLen, searched one by one
+	max     int
+	ring    []string // insertion order; ring[next] is the oldest once full
+	next    int
+	seq     uint64
+	seqOf   map[string]uint64 // registration order: a later Begin is larger
+	lengths map[int]int       // token length -> how many tokens have it
 }
 
 func newTokenSet(max int) *tokenSet {
-	return &tokenSet{
-		max:      max,
-		seqOf:    make(map[string]uint64),
-		byPrefix: make(map[[prefixLen]byte][]string),
-	}
+	return &tokenSet{max: max, seqOf: make(map[string]uint64), lengths: make(map[int]int)}
 }
 
-// add registers tok (again), evicting the oldest token when full. An empty
-// token is never registered: it would occur everywhere.
+// add registers tok, or marks it the newest when registered already. The
+// oldest token is evicted when the set is full. An empty token is never
+// registered: it would occur everywhere.
 func (s *tokenSet) add(tok string) {
 	if tok == "" || s.max <= 0 {
 		return
 	}
 	s.seq++
 	if _, ok := s.seqOf[tok]; ok {
-		s.seqOf[tok] = s.seq // seen again: it is now the newest
+		s.seqOf[tok] = s.seq
 		return
 	}
 	if len(s.ring) < s.max {
@@ -46,25 +37,13 @@ func (s *tokenSet) add(tok string) {
 		s.next = (s.next + 1) % s.max
 	}
 	s.seqOf[tok] = s.seq
-	if len(tok) < prefixLen {
-		s.short = append(s.short, tok)
-		return
-	}
-	k := prefixOf(tok)
-	s.byPrefix[k] = append(s.byPrefix[k], tok)
+	s.lengths[len(tok)]++
 }
 
 func (s *tokenSet) remove(tok string) {
 	delete(s.seqOf, tok)
-	if len(tok) < prefixLen {
-		s.short = without(s.short, tok)
-		return
-	}
-	k := prefixOf(tok)
-	if rest := without(s.byPrefix[k], tok); len(rest) > 0 {
-		s.byPrefix[k] = rest
-	} else {
-		delete(s.byPrefix, k)
+	if s.lengths[len(tok)]--; s.lengths[len(tok)] == 0 {
+		delete(s.lengths, len(tok))
 	}
 }
 
@@ -72,41 +51,12 @@ func (s *tokenSet) remove(tok string) {
 // one most recently passed to Begin. It returns "" when none occurs.
 func (s *tokenSet) find(b []byte) string {
 	best, bestSeq := "", uint64(0)
-	consider := func(tok string) {
-		if q := s.seqOf[tok]; q > bestSeq {
-			best, bestSeq = tok, q
-		}
-	}
-	if len(s.byPrefix) > 0 {
-		var k [prefixLen]byte
-		for i := 0; i+prefixLen <= len(b); i++ {
-			copy(k[:], b[i:i+prefixLen])
-			for _, tok := range s.byPrefix[k] {
-				if len(b)-i >= len(tok) && string(b[i:i+len(tok)]) == tok {
-					consider(tok)
-				}
+	for n := range s.lengths {
+		for i := 0; i+n <= len(b); i++ {
+			if q, ok := s.seqOf[string(b[i:i+n])]; ok && q > bestSeq {
+				best, bestSeq = string(b[i:i+n]), q
 			}
 		}
 	}
-	for _, tok := range s.short {
-		if bytes.Contains(b, []byte(tok)) {
-			consider(tok)
-		}
-	}
 	return best
-}
-
-func prefixOf(tok string) [prefixLen]byte {
-	var k [prefixLen]byte
-	copy(k[:], tok)
-	return k
-}
-
-func without(list []string, tok string) []string {
-	for i, t := range list {
-		if t == tok {
-			return append(list[:i:i], list[i+1:]...)
-		}
-	}
-	return list
 }

@@ -1,0 +1,150 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Check reports the settings no run can use, each problem naming its keys
+// and where their values came from, all problems together:
+//   - no server: neither server.command nor server.url;
+//   - server.command and server.url both set without server.start;
+//   - server.start without server.url, or server.headers without server.url;
+//   - sandbox.max_mib or a timeout not above zero;
+//   - fail_on not one of low, medium, high, critical;
+//   - a server.files path that escapes the sandbox ("../x", an absolute path,
+//     "{sandbox}/../x") or names the sandbox root itself, or content above
+//     MaxFileBytes;
+//   - a server.env entry with an invalid name.
+//
+// Pack names are checked by CheckPacks, which needs the list of packs.
+func (r *Resolved) Check() error {
+	var errs []error
+	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	command, url, start := r.Command != "", r.URL != "", r.Start != ""
+	switch {
+	case !command && !url:
+		add("no server: set server.command (or give the command after --) or server.url")
+	case command && url && !start:
+		add("%s and %s are both set without server.start: keep one, or set server.start to start the HTTP server at server.url", r.named("server.command"), r.named("server.url"))
+	}
+	if start && !url {
+		add("%s needs server.url, the URL the started server answers on", r.named("server.start"))
+	}
+	if len(r.Headers) > 0 && !url {
+		add("%s apply only to an HTTP server: set server.url", r.named("server.headers"))
+	}
+	if r.MaxMiB <= 0 {
+		add("%s: want a positive number of MiB, got %d", r.at("sandbox.max_mib"), r.MaxMiB)
+	}
+	if r.StartTimeout <= 0 {
+		add("%s: want a positive duration, got %s", r.at("timeouts.start"), r.StartTimeout)
+	}
+	if r.CallTimeout <= 0 {
+		add("%s: want a positive duration, got %s", r.at("timeouts.call"), r.CallTimeout)
+	}
+	if !slices.Contains(severities, r.FailOn) {
+		add("%s: want %s, got %q", r.at("fail_on"), severityList, r.FailOn)
+	}
+	for _, f := range r.Files {
+		key := "server.files." + f.Path
+		if why := escapes(f.Path); why != "" {
+			add("%s: %s; write a path relative to the sandbox root, or starting with {sandbox}/", r.at(key), why)
+		}
+		if len(f.Content) > MaxFileBytes {
+			add("%s: content is %d bytes; at most %d", r.at(key), len(f.Content), MaxFileBytes)
+		}
+	}
+	for _, kv := range r.Env {
+		if !validEnvName(kv.Name) {
+			add("%s: not a valid variable name", r.at("server.env."+kv.Name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CheckPacks reports every name in packs, and every pack named under hints,
+// that is not among known.
+func (r *Resolved) CheckPacks(known []string) error {
+	sorted := slices.Sorted(slices.Values(known))
+	list := "known: " + strings.Join(sorted, ", ")
+	var errs []error
+	for _, name := range r.Packs {
+		if !slices.Contains(known, name) {
+			errs = append(errs, fmt.Errorf("%s: unknown pack %q%s (%s)", r.at("packs"), name, nearest(name, sorted), list))
+		}
+	}
+	hinted := make([]string, 0, len(r.Hints))
+	for name := range r.Hints {
+		hinted = append(hinted, name)
+	}
+	sort.Strings(hinted)
+	for _, name := range hinted {
+		if !slices.Contains(known, name) {
+			errs = append(errs, fmt.Errorf("%s: hints for unknown pack %q%s (%s)", r.at("hints."+name), name, nearest(name, sorted), list))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// nearest is " (did you mean X?)" for the name in known nearest to name, or "".
+func nearest(name string, known []string) string {
+	best, bestDist := "", max(2, len(name)/3)+1
+	for _, k := range known {
+		if d := distance(strings.ToLower(name), strings.ToLower(k)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
+}
+
+// at prefixes key with where its value came from: "sealmark.yaml:3:
+// sandbox.max_mib", "flag --max-mib: sandbox.max_mib".
+func (r *Resolved) at(key string) string {
+	if from := r.from(key); from != "" {
+		return from + ": " + key
+	}
+	return key
+}
+
+// named is key followed by its origin in parentheses, for a message naming
+// several keys.
+func (r *Resolved) named(key string) string {
+	if from := r.from(key); from != "" {
+		return key + " (" + from + ")"
+	}
+	return key
+}
+
+// escapes says why a server.files path would land outside the sandbox root,
+// or returns "" when it stays inside. The path is relative to the root or
+// starts with {sandbox}/; backslashes count as separators.
+func escapes(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	rest, placed := strings.CutPrefix(p, "{sandbox}")
+	if placed {
+		if rest != "" && !strings.HasPrefix(rest, "/") {
+			return "the path starts with a placeholder other than {sandbox}"
+		}
+		rest = strings.TrimPrefix(rest, "/")
+	}
+	switch {
+	case rest == "" || path.Clean(rest) == ".":
+		return "the path names the sandbox root itself, not a file in it"
+	case strings.HasPrefix(rest, "/") || len(rest) >= 2 && rest[1] == ':':
+		return "an absolute path outside {sandbox} escapes the sandbox"
+	case strings.HasPrefix(rest, "{"):
+		return "the path starts with a placeholder other than {sandbox}"
+	}
+	if clean := path.Clean(rest); clean == ".." || strings.HasPrefix(clean, "../") {
+		return "the path escapes the sandbox"
+	}
+	return ""
+}

@@ -1,0 +1,98 @@
+package config
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		yaml  string
+		flags map[string]string
+		want  string // "" for no error
+	}{
+		{name: "stdio server", yaml: "server:\n  command: npx\n"},
+		{name: "HTTP server already running", yaml: "server:\n  url: http://127.0.0.1:9/mcp\n  headers:\n    X-A: 1\n"},
+		{name: "HTTP server started by start", yaml: "server:\n  start: node http.js\n  url: http://127.0.0.1:{port}/mcp\n"},
+		{name: "command, url and start", yaml: "server:\n  command: x\n  start: node http.js\n  url: http://127.0.0.1:{port}/mcp\n"},
+		{name: "command from the command line", flags: map[string]string{"command": `["npx"]`}},
+		{name: "no server", yaml: "packs: [core]\n",
+			want: "no server: set server.command (or give the command after --) or server.url"},
+		{name: "command and url", yaml: "server:\n  command: npx\n", flags: map[string]string{"url": "http://127.0.0.1:9/mcp"},
+			want: "server.command (sealmark.yaml:2) and server.url (flag --url) are both set without server.start: keep one, or set server.start to start the HTTP server at server.url"},
+		{name: "start without url", yaml: "server:\n  command: npx\n", flags: map[string]string{"start": "node http.js"},
+			want: "server.start (flag --start) needs server.url, the URL the started server answers on"},
+		{name: "headers without url", yaml: "server:\n  command: npx\n  headers:\n    X-A: 1\n",
+			want: "server.headers (sealmark.yaml:3) apply only to an HTTP server: set server.url"},
+		{name: "max_mib zero in the file", yaml: "server:\n  command: npx\nsandbox:\n  max_mib: 0\n",
+			want: "sealmark.yaml:4: sandbox.max_mib: want a positive number of MiB, got 0"},
+		{name: "max_mib negative from a flag", yaml: "server:\n  command: npx\n", flags: map[string]string{"max-mib": "-5"},
+			want: "flag --max-mib: sandbox.max_mib: want a positive number of MiB, got -5"},
+		{name: "zero timeouts", yaml: "server:\n  command: npx\ntimeouts:\n  start: 0s\n", flags: map[string]string{"call-timeout": "-1s"},
+			want: "sealmark.yaml:4: timeouts.start: want a positive duration, got 0s\nflag --call-timeout: timeouts.call: want a positive duration, got -1s"},
+		{name: "files inside the sandbox", yaml: "server:\n  command: npx\n  files:\n    a.json: x\n    \"{sandbox}/etc/b.ini\": y\n    c/../d.txt: z\n"},
+		{name: "file path with ..", yaml: "server:\n  command: npx\n  files:\n    ../x: x\n",
+			want: "sealmark.yaml:4: server.files.../x: the path escapes the sandbox; write a path relative to the sandbox root, or starting with {sandbox}/"},
+		{name: "file path with .. inside", yaml: "server:\n  command: npx\n  files:\n    a/../../x: x\n",
+			want: "sealmark.yaml:4: server.files.a/../../x: the path escapes the sandbox; write a path relative to the sandbox root, or starting with {sandbox}/"},
+		{name: "file path with a backslash ..", yaml: "server:\n  command: npx\n  files:\n    '..\\x': x\n",
+			want: `sealmark.yaml:4: server.files...\x: the path escapes the sandbox; write a path relative to the sandbox root, or starting with {sandbox}/`},
+		{name: "absolute file path", yaml: "server:\n  command: npx\n  files:\n    /etc/passwd: x\n",
+			want: "sealmark.yaml:4: server.files./etc/passwd: an absolute path outside {sandbox} escapes the sandbox; write a path relative to the sandbox root, or starting with {sandbox}/"},
+		{name: "drive letter file path", yaml: "server:\n  command: npx\n  files:\n    'C:\\x': x\n",
+			want: `sealmark.yaml:4: server.files.C:\x: an absolute path outside {sandbox} escapes the sandbox; write a path relative to the sandbox root, or starting with {sandbox}/`},
+		{name: "file path leaving {sandbox}", yaml: "server:\n  command: npx\n  files:\n    \"{sandbox}/../canary/x\": x\n",
+			want: "sealmark.yaml:4: server.files.{sandbox}/../canary/x: the path escapes the sandbox; write a path relative to the sandbox root, or starting with {sandbox}/"},
+		{name: "file path the root itself", yaml: "server:\n  command: npx\n  files:\n    \"{sandbox}\": x\n",
+			want: "sealmark.yaml:4: server.files.{sandbox}: the path names the sandbox root itself, not a file in it; write a path relative to the sandbox root, or starting with {sandbox}/"},
+		{name: "file path under another placeholder", yaml: "server:\n  command: npx\n  files:\n    \"{sandbox_home}/.npmrc\": x\n",
+			want: "sealmark.yaml:4: server.files.{sandbox_home}/.npmrc: the path starts with a placeholder other than {sandbox}; write a path relative to the sandbox root, or starting with {sandbox}/"},
+		{name: "every problem together", yaml: "sandbox:\n  max_mib: 0\nserver:\n  start: x\n",
+			want: "no server: set server.command (or give the command after --) or server.url\n" +
+				"server.start (sealmark.yaml:4) needs server.url, the URL the started server answers on\n" +
+				"sealmark.yaml:2: sandbox.max_mib: want a positive number of MiB, got 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := resolve(t, tc.yaml, nil, tc.flags)
+			require.NoError(t, err)
+			err = r.Check()
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+}
+
+func TestCheckWhatOnlyGoCallersCanSet(t *testing.T) {
+	r := &Resolved{Settings: Defaults()}
+	r.Command = "npx"
+	r.FailOn = "severe"
+	r.Env = []KV{{"", "x"}}
+	r.Files = []File{{"big.txt", string(make([]byte, MaxFileBytes+1))}}
+	err := r.Check()
+	require.Error(t, err)
+	assert.Equal(t, `fail_on: want low, medium, high or critical, got "severe"`+"\n"+
+		"server.files.big.txt: content is 65537 bytes; at most 65536\n"+
+		"server.env.: not a valid variable name", err.Error())
+}
+
+func TestCheckPacks(t *testing.T) {
+	known := []string{"fs", "core", "git", "exec"}
+	r, err := resolve(t, "server:\n  command: npx\nhints:\n  fs:\n    depth: 1\n  gti:\n    repo: x\n", nil, map[string]string{"packs": "core,sf,zzz"})
+	require.NoError(t, err)
+	err = r.CheckPacks(known)
+	require.Error(t, err)
+	assert.Equal(t, `flag --packs: packs: unknown pack "sf" (did you mean fs?) (known: core, exec, fs, git)`+"\n"+
+		`flag --packs: packs: unknown pack "zzz" (known: core, exec, fs, git)`+"\n"+
+		`sealmark.yaml:6: hints.gti: hints for unknown pack "gti" (did you mean git?) (known: core, exec, fs, git)`, err.Error())
+
+	ok, err := resolve(t, "server:\n  command: npx\npacks: [core, fs]\nhints:\n  fs: {}\n", nil, nil)
+	require.NoError(t, err)
+	assert.NoError(t, ok.CheckPacks(known))
+}

@@ -1,0 +1,132 @@
+package upstream
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sealmark/sealmark/observers"
+)
+
+// record describes one request. It names headers and where credentials
+// were, never their values, and masks secret-looking query values.
+func (s *Stub) record(r *http.Request, at time.Time, n int, full bool, status int, creds []Credential, tok, how string) observers.Record {
+	host := clean(r.Host, 256)
+	path := clean(redactedTarget(r.URL), 1024)
+	data := map[string]string{
+		"peer":        r.RemoteAddr,
+		"method":      clean(r.Method, 64),
+		"path":        path,
+		"host":        host,
+		"headers":     clean(headerNames(r), 1024),
+		"bytes":       strconv.Itoa(n),
+		"status":      strconv.Itoa(status),
+		"token_found": strconv.FormatBool(how == byToken),
+		"attributed":  how,
+	}
+	if full {
+		data["truncated"] = "true"
+	}
+	summary := fmt.Sprintf("%s %s on %s answered %d (%s)", data["method"], clean(path, 120), host, status, because(how))
+	if len(creds) > 0 {
+		where := places(creds)
+		data["credentials"] = where
+		data["credential_host"] = host
+		summary += fmt.Sprintf("; credentials %s under host %s", where, host)
+		if s.host != "" {
+			mismatch := !sameHost(r.Host, s.host)
+			data["host_mismatch"] = strconv.FormatBool(mismatch)
+			if mismatch {
+				summary += ", not the configured " + clean(s.host, 256)
+			}
+		}
+	}
+	return observers.Record{
+		Kind:     observers.KindUpstream,
+		Observer: "upstream",
+		Time:     at,
+		Token:    tok,
+		Summary:  summary,
+		Data:     data,
+	}
+}
+
+// because says in a summary how the record was attributed.
+func because(how string) string {
+	switch how {
+	case byToken:
+		return "token in request"
+	case byTime:
+		return "no token; during the open probe"
+	}
+	return "no token; no probe open"
+}
+
+// headerNames lists the request's header names, Host included, sorted.
+func headerNames(r *http.Request) string {
+	names := slices.Collect(maps.Keys(r.Header))
+	if r.Host != "" {
+		names = append(names, "Host")
+	}
+	slices.Sort(names)
+	return strings.Join(slices.Compact(names), ",")
+}
+
+// sameHost compares a request's Host with the configured one: with the
+// port when the configured one has a port, else by host name only.
+func sameHost(got, want string) bool {
+	if _, _, err := net.SplitHostPort(want); err == nil {
+		return strings.EqualFold(got, want)
+	}
+	if h, _, err := net.SplitHostPort(got); err == nil {
+		got = h
+	}
+	return strings.EqualFold(strings.Trim(got, "[]"), strings.Trim(want, "[]"))
+}
+
+// requestBytes is everything of r that a token may hide in: the request
+// target, the header names and values, the Host and the body read.
+func requestBytes(r *http.Request, body []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(r.Method + " " + r.RequestURI + "\nHost: " + r.Host + "\n")
+	for name, values := range r.Header {
+		for _, v := range values {
+			b.WriteString(name + ": " + v + "\n")
+		}
+	}
+	b.Write(body)
+	return b.Bytes()
+}
+
+// clean makes text from a client safe to print: it escapes control
+// characters and invalid UTF-8 and cuts the result at about max bytes.
+func clean(s string, max int) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if b.Len() >= max {
+			b.WriteString("…")
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += size
+	}
+	return b.String()
+}
