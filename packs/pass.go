@@ -4,7 +4,21 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/sealmark/sealmark/observers"
 )
+
+// Observations is how a probe reads what the observers saw.
+type Observations interface {
+	// Probe collects now and returns everything seen during this probe so far.
+	Probe() []observers.Record
+	// Pack returns everything seen since this pack's server started,
+	// this probe's records included.
+	Pack() []observers.Record
+	// Survivors lists the run's processes still alive, other than the
+	// server's own leader, as process records.
+	Survivors() []observers.Record
+}
 
 // Pass is what the engine hands one probe: the server, the sandbox, the
 // probe's token and the place its verdict goes. A probe that reports nothing
@@ -26,6 +40,9 @@ type Pass struct {
 	// Shared holds values that the probes of one start share (memoized
 	// work such as the tool sweep). Keys are the owning pack's business.
 	Shared map[string]any
+	// Observed is what the observers saw; nil when the run has none (no
+	// sandbox, or a platform without them).
+	Observed Observations
 
 	findings     []*Finding
 	notes        []string

@@ -37,6 +37,7 @@ const usage = `usage: sealmark <command> [flags]
 
 commands:
   run       start an MCP server in a sandbox and run the packs against it
+  diff      compare two JSON reports: sealmark diff OLD.json NEW.json (exit 1 when NEW regressed)
   version   print the version
 
 Run "sealmark run -h" for the flags of run.
@@ -51,6 +52,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdin, stdout, stderr)
+	case "diff":
+		return diffCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "sealmark %s\n", version)
 		return 0

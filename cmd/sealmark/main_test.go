@@ -97,10 +97,12 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{nil, "usage: sealmark"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"run"}, "no server command"},
+		{[]string{"run"}, "no server: set server.command (or give the command after --)"},
 		{[]string{"run", "--packs", "nope", "--", "x"}, `unknown pack "nope"`},
-		{[]string{"run", "--fail-on", "severe", "--", "x"}, `unknown severity "severe"`},
-		{[]string{"run", "--env", "NOEQUALS", "--", "x"}, `--env "NOEQUALS": want NAME=VALUE`},
+		{[]string{"run", "--fail-on", "severe", "--", "x"}, `--fail-on: want low, medium, high or critical, got "severe"`},
+		{[]string{"run", "--env", "NOEQUALS", "--", "x"}, `--env: want NAME=VALUE`},
+		{[]string{"run", "--url", "http://127.0.0.1:9/mcp"}, "HTTP servers are not supported yet"},
+		{[]string{"run", "--config", "/nonexistent/sealmark.yaml", "--", "x"}, "/nonexistent/sealmark.yaml"},
 		{[]string{"run", "--example", "--", "x"}, "give no command with it"},
 		{[]string{"run", "--active", "--", "x"}, "--active needs confirmation"},
 		{[]string{"run", "--fixture", "fs"}, "--fixture KIND and --into DIR go together"},
@@ -154,4 +156,48 @@ func TestVersion(t *testing.T) {
 	code, out, _ := sealmark(t, "version")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "sealmark dev\n", out)
+}
+
+func TestSARIFAndJUnitOutputs(t *testing.T) {
+	dir := t.TempDir()
+	sarif, junit := filepath.Join(dir, "r.sarif"), filepath.Join(dir, "r.xml")
+	code, _, errOut := sealmark(t, append(runArgs(t, "--sarif", sarif, "--junit", junit, "--"), serverArgs(t, "echo-canary")...)...)
+	require.Equal(t, 1, code, errOut)
+	raw, err := os.ReadFile(sarif)
+	require.NoError(t, err)
+	var log struct {
+		Version string
+		Runs    []struct {
+			Results []struct{ RuleID string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(raw, &log))
+	assert.Equal(t, "2.1.0", log.Version)
+	require.NotEmpty(t, log.Runs[0].Results)
+	assert.Equal(t, "CORE-SECRET-ECHO", log.Runs[0].Results[0].RuleID)
+	x, err := os.ReadFile(junit)
+	require.NoError(t, err)
+	assert.Contains(t, string(x), `name="secret-echo"`)
+	assert.NotContains(t, string(raw)+string(x), "sm-canary-")
+}
+
+func TestDiffReportsRegression(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	code, _, _ := sealmark(t, append(runArgs(t, "--json", good, "--"), serverArgs(t, "")...)...)
+	require.Equal(t, 0, code)
+	code, _, _ = sealmark(t, append(runArgs(t, "--json", bad, "--"), serverArgs(t, "echo-canary")...)...)
+	require.Equal(t, 1, code)
+
+	code, out, _ := sealmark(t, "diff", good, bad)
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "CORE-SECRET-ECHO")
+	code, _, _ = sealmark(t, "diff", bad, good)
+	assert.Equal(t, 0, code, "fixing findings is no regression")
+	code, _, errOut := sealmark(t, "diff", good)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "usage: sealmark diff")
+	code, _, errOut = sealmark(t, "diff", good, filepath.Join(dir, "missing.json"))
+	assert.Equal(t, 3, code)
+	assert.Contains(t, errOut, "missing.json")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
+	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/fixture"
@@ -26,15 +28,14 @@ type repeated []string
 func (r *repeated) String() string     { return strings.Join(*r, ",") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
+// runFlags are the flags of run that only the front end reads; every other
+// flag goes through the config layers (internal/config).
 type runFlags struct {
-	packs, jsonPath, sandboxDir, fixtureKind, into, failOn string
-	keepSandbox, noSandbox, example, active, yes           bool
-	env, keepEnv                                           repeated
-	timeout, callTimeout                                   time.Duration
-	maxMiB                                                 int
+	configPath, fixtureKind, into string
+	example, active, yes, explain bool
 }
 
-func parseRun(args []string, stderr io.Writer) (*runFlags, []string, error) {
+func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	f := &runFlags{}
 	fs := flag.NewFlagSet("sealmark run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -42,36 +43,65 @@ func parseRun(args []string, stderr io.Writer) (*runFlags, []string, error) {
 		fmt.Fprint(stderr, "usage: sealmark run [flags] -- COMMAND [ARGS...]\n       sealmark run --example\n       sealmark run --fixture fs|git --into DIR\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&f.packs, "packs", "", "run only these packs (comma-separated)")
-	fs.StringVar(&f.jsonPath, "json", "", "write the JSON report to `PATH`")
-	fs.StringVar(&f.sandboxDir, "sandbox-dir", "", "make the sandbox under `DIR` (default the OS temp dir)")
-	fs.BoolVar(&f.keepSandbox, "keep-sandbox", false, "keep the sandbox after the run and print its path")
-	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run the server without a sandbox, with your environment (the run is CUSTOM)")
-	fs.Var(&f.env, "env", "give the server `NAME=VALUE` (repeatable; placeholders expand)")
-	fs.Var(&f.keepEnv, "keep-env", "copy the variable `NAME` from your environment to the server (repeatable)")
+	fs.StringVar(&f.configPath, "config", "", "read settings from `FILE` (default $SEALMARK_CONFIG, else ./sealmark.yaml when present)")
+	fs.BoolVar(&f.explain, "explain-config", false, "print the resolved settings, with where each came from, and exit")
 	fs.StringVar(&f.fixtureKind, "fixture", "", "write the sandbox layout of `KIND` (fs or git) into --into and exit")
 	fs.StringVar(&f.into, "into", "", "directory for --fixture")
-	fs.StringVar(&f.failOn, "fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (low, medium, high, critical)")
 	fs.BoolVar(&f.example, "example", false, "run against the bundled example server (a notes server with a flaw)")
 	fs.BoolVar(&f.active, "active", false, "let probes that change state run (asks for confirmation unless --yes)")
 	fs.BoolVar(&f.yes, "yes", false, "confirm --active without asking")
-	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "bound on each server start up to its tool list")
-	fs.DurationVar(&f.callTimeout, "call-timeout", 10*time.Second, "bound on each request")
-	fs.IntVar(&f.maxMiB, "max-mib", 1024, "sandbox size limit in MiB (sandbox.max_mib)")
-	if err := fs.Parse(args); err != nil {
-		return nil, nil, err
+	// Layered settings: defaults → sealmark.yaml → SEALMARK_* → these flags.
+	fs.String("packs", "", "run only these packs (comma-separated)")
+	fs.String("json", "", "write the JSON report to `PATH`")
+	fs.String("sarif", "", "write a SARIF 2.1.0 log to `PATH` (for code scanning)")
+	fs.String("junit", "", "write JUnit XML to `PATH` (one testcase per probe)")
+	fs.String("sandbox-dir", "", "make the sandbox under `DIR` (default the OS temp dir)")
+	fs.Bool("keep-sandbox", false, "keep the sandbox after the run and print its path")
+	fs.Bool("no-sandbox", false, "run the server without a sandbox, with your environment (the run is CUSTOM)")
+	fs.Var(&repeated{}, "env", "give the server `NAME=VALUE` (repeatable; placeholders expand)")
+	fs.Var(&repeated{}, "keep-env", "copy the variable `NAME` from your environment to the server (repeatable)")
+	fs.String("fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (low, medium, high, critical)")
+	fs.String("timeout", "30s", "bound on each server start up to its tool list")
+	fs.String("call-timeout", "10s", "bound on each request")
+	fs.String("max-mib", "1024", "sandbox size limit in MiB (sandbox.max_mib)")
+	fs.String("url", "", "an HTTP server's MCP endpoint (not supported yet)")
+	fs.Var(&repeated{}, "header", "an HTTP header `Name: value` for --url (repeatable)")
+	fs.String("start", "", "a command that starts the HTTP server for --url (not supported yet)")
+	fs.String("baseline", "", "a file of accepted findings (not supported yet)")
+	return fs, f
+}
+
+// setFlags collects the layered flags the user gave, as config.Resolve wants them.
+func setFlags(fs *flag.FlagSet, rest []string) map[string]string {
+	set := map[string]string{}
+	fs.Visit(func(fl *flag.Flag) {
+		switch v := fl.Value.(type) {
+		case *repeated:
+			sep := "\n"
+			if fl.Name == "keep-env" {
+				sep = ","
+			}
+			set[fl.Name] = strings.Join(*v, sep)
+		default:
+			set[fl.Name] = fl.Value.String()
+		}
+	})
+	if len(rest) > 0 {
+		b, _ := json.Marshal(rest)
+		set["command"] = string(b)
 	}
-	return f, fs.Args(), nil
+	return set
 }
 
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, rest, err := parseRun(args, stderr)
-	if err != nil {
+	fs, f := newRunFlags(stderr)
+	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
+	rest := fs.Args()
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "sealmark run: "+format+"\n", a...)
 		return 2
@@ -79,45 +109,38 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.fixtureKind != "" || f.into != "" {
 		return writeFixture(f, stdout, stderr)
 	}
-	cfg := engine.Config{
-		KeepEnv: f.keepEnv, NoSandbox: f.noSandbox, SandboxDir: f.sandboxDir, KeepSandbox: f.keepSandbox,
-		MaxMiB: f.maxMiB, Active: f.active, StartTimeout: f.timeout, CallTimeout: f.callTimeout,
-		Log: stderr, Version: version,
-	}
-	sev, err := packs.ParseSeverity(f.failOn)
-	if err != nil {
-		return usageErr("--fail-on: %v", err)
-	}
-	cfg.FailOn = &sev
-	if f.packs != "" {
-		cfg.Packs = strings.Split(f.packs, ",")
-	}
-	for _, kv := range f.env {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || name == "" {
-			return usageErr("--env %q: want NAME=VALUE", kv)
-		}
-		cfg.Env = append(cfg.Env, environ.KV{Name: name, Value: value})
-	}
-	switch {
-	case f.example && len(rest) > 0:
+	if f.example && len(rest) > 0 {
 		return usageErr("--example runs the bundled server; give no command with it")
-	case f.example:
+	}
+	if f.example {
 		self, err := os.Executable()
 		if err != nil {
 			fmt.Fprintf(stderr, "sealmark run: finding the sealmark binary for --example: %v\n", err)
 			return 3
 		}
-		cfg.Command, cfg.Shown, cfg.Args = self, "sealmark", []string{fixture.Verb, "-flaws=echo-canary", "-name=example-notes"}
-	case len(rest) == 0:
-		return usageErr("no server command: sealmark run [flags] -- COMMAND [ARGS...] (or --example)")
-	default:
-		cfg.Command, cfg.Args = rest[0], rest[1:]
+		rest = []string{self, fixture.Verb, "-flaws=echo-canary", "-name=example-notes"}
 	}
-	if f.active && !f.yes {
-		if !confirmActive(stdin, stderr) {
-			return usageErr("--active needs confirmation: answer y on a terminal, or add --yes")
+	res, err := resolve(f, fs, rest)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if f.explain {
+		if err := res.Explain(stdout); err != nil {
+			fmt.Fprintf(stderr, "sealmark run: %v\n", err)
+			return 3
 		}
+		return 0
+	}
+	cfg, err := engineConfig(res, stderr)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if f.example {
+		cfg.Shown = "sealmark"
+	}
+	cfg.Active = f.active
+	if f.active && !f.yes && !confirmActive(stdin, stderr) {
+		return usageErr("--active needs confirmation: answer y on a terminal, or add --yes")
 	}
 	e, err := engine.New(cfg)
 	if err != nil {
@@ -135,26 +158,97 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	rep := e.Run(ctx, progress(stderr))
 	stop()
 	report.WriteText(stdout, rep)
-	if f.jsonPath != "" {
-		if err := writeJSON(f.jsonPath, rep); err != nil {
-			fmt.Fprintf(stderr, "sealmark run: %v\n", err)
+	for _, out := range []struct {
+		flag, path string
+		write      func(io.Writer, *report.Report) error
+	}{
+		{"--json", res.JSON, report.WriteJSON},
+		{"--sarif", res.SARIF, func(w io.Writer, r *report.Report) error { return report.WriteSARIF(w, r, report.SARIFOptions{}) }},
+		{"--junit", res.JUnit, report.WriteJUnit},
+	} {
+		if out.path == "" {
+			continue
+		}
+		if err := writeFile(out.path, rep, out.write); err != nil {
+			fmt.Fprintf(stderr, "sealmark run: %s: %v\n", out.flag, err)
 			return 3
 		}
 	}
 	if sig, ok := caught.Load().(os.Signal); ok {
 		return cleanup.ExitCode(sig)
 	}
-	return report.ExitCode(rep, sev)
+	return report.ExitCode(rep, *cfg.FailOn)
 }
 
-func writeJSON(path string, rep *report.Report) error {
+// resolve layers the settings: defaults, the config file, SEALMARK_*, flags.
+func resolve(f *runFlags, fs *flag.FlagSet, rest []string) (*config.Resolved, error) {
+	env := os.Environ()
+	path := config.ConfigPath(env, f.configPath)
+	if path == "" {
+		if _, err := os.Stat("sealmark.yaml"); err == nil {
+			path = "sealmark.yaml"
+		}
+	}
+	var file *config.Settings
+	var lines map[string]int
+	if path != "" {
+		var err error
+		if file, lines, err = config.Load(path); err != nil {
+			return nil, err
+		}
+	}
+	res, err := config.Resolve(file, lines, path, env, setFlags(fs, rest))
+	if err != nil {
+		return nil, err
+	}
+	var known []string
+	for _, p := range engine.All {
+		known = append(known, p.Name)
+	}
+	if err := errors.Join(res.Check(), res.CheckPacks(known)); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// engineConfig turns resolved settings into the engine's Config. Settings
+// the engine cannot honour yet are errors, never silently ignored.
+func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
+	s := res.Settings
+	switch {
+	case s.URL != "" || s.Start != "":
+		return engine.Config{}, errors.New("server.url / --url and server.start / --start: HTTP servers are not supported yet; test the server over stdio")
+	case s.Baseline != "":
+		return engine.Config{}, errors.New("baseline / --baseline: baselines are not supported yet")
+	}
+	sev, err := packs.ParseSeverity(s.FailOn)
+	if err != nil {
+		return engine.Config{}, fmt.Errorf("fail_on: %v", err)
+	}
+	cfg := engine.Config{
+		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
+		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
+		Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
+		Log: log, Version: version,
+	}
+	for _, kv := range s.Env {
+		cfg.Env = append(cfg.Env, environ.KV{Name: kv.Name, Value: kv.Value})
+	}
+	for _, fl := range s.Files {
+		cfg.Files = append(cfg.Files, engine.File{Path: fl.Path, Content: fl.Content})
+	}
+	return cfg, nil
+}
+
+// writeFile writes one report format to path.
+func writeFile(path string, rep *report.Report, write func(io.Writer, *report.Report) error) error {
 	out, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("--json: %v", err)
+		return err
 	}
-	if err := report.WriteJSON(out, rep); err != nil {
+	if err := write(out, rep); err != nil {
 		out.Close()
-		return fmt.Errorf("--json %s: %v", path, err)
+		return fmt.Errorf("%s: %v", path, err)
 	}
 	return out.Close()
 }
@@ -181,10 +275,11 @@ func progress(stderr io.Writer) engine.Hooks {
 	if !ok || !isTerminal(f) {
 		return engine.Hooks{}
 	}
+	start := time.Now()
 	return engine.Hooks{
 		Pack: func(name string) { fmt.Fprintf(stderr, "sealmark: pack %s\n", name) },
 		Probe: func(pack string, r report.Probe) {
-			fmt.Fprintf(stderr, "  %-28s %s (%dms)\n", r.Name, r.Verdict, r.Millis)
+			fmt.Fprintf(stderr, "  %-28s %-14s %5dms  (%s elapsed)\n", r.Name, r.Verdict, r.Millis, time.Since(start).Round(time.Millisecond))
 		},
 	}
 }

@@ -21,6 +21,10 @@ type Config struct {
 	Args []string
 	// Env is server.env as written; placeholders expand in values.
 	Env []environ.KV
+	// Files are small files (server.files) written into the sandbox before
+	// the first start: Path is relative to the sandbox root or starts with
+	// {sandbox}; placeholders expand in Content.
+	Files []File
 	// KeepEnv names variables copied from the caller's environment.
 	KeepEnv []string
 	// InheritEnv gives the server the caller's environment (plus Env and the
@@ -62,6 +66,9 @@ type Config struct {
 	// Catalog is the packs the run may choose from; default All.
 	Catalog []packs.Pack
 }
+
+// File is one staged file of server.files.
+type File struct{ Path, Content string }
 
 // Severity returns the fail bar.
 func (c *Config) failOn() packs.Severity {

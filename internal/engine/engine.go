@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,11 +47,15 @@ type Engine struct {
 	canaries []environ.KV
 	undo     func()
 
+	watch *watch // the observers; nil without a sandbox
+
 	mu      sync.Mutex
 	rep     report.Report
 	starts  int
 	surface *packs.Surface
 	closed  bool
+	running *PackRun // the start whose probes run now
+	sizeHit bool     // the size observer stopped the server during the current probe
 }
 
 // New checks the configuration. Its error is a usage error (exit 2).
@@ -157,12 +162,17 @@ func (e *Engine) Open() error {
 		for _, n := range sb.Notes {
 			e.warn("sandbox: " + n)
 		}
+		if err := e.openObservers(); err != nil {
+			return e.harnessError(fmt.Errorf("starting the observers: %v", err))
+		}
 		if e.cfg.KeepSandbox {
 			e.rep.Sandbox.Kept = true
 			fmt.Fprintf(e.cfg.Log, "sealmark: keeping the sandbox at %s\n", sb.Top)
 		}
 	}
-	e.rep.Sandbox.Isolation = "procs=pgid"
+	if e.watch == nil {
+		e.rep.Sandbox.Isolation = "procs=pgid; nothing observed: no sandbox"
+	}
 	top := ""
 	if e.sb != nil {
 		top = e.sb.Top
@@ -207,6 +217,7 @@ func (e *Engine) Close() *report.Report {
 	}
 	e.closed = true
 	e.mu.Unlock()
+	e.closeObservers()
 	if err := e.removeSandbox(); err != nil {
 		e.rep.Sandbox.CleanupError = err.Error()
 		fmt.Fprintf(e.cfg.Log, "sealmark: could not delete %v\n", err)
@@ -241,6 +252,33 @@ func (e *Engine) removeSandbox() error {
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// stageFiles writes server.files into the sandbox before anything starts.
+func (e *Engine) stageFiles() error {
+	for _, f := range e.cfg.Files {
+		path, err := environ.Expand(f.Path, e.vars)
+		if err != nil {
+			return fmt.Errorf("server.files %s: %v", f.Path, err)
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(e.sb.Root, path)
+		}
+		if rel, err := filepath.Rel(e.sb.Top, path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("server.files %s: the path leaves the sandbox", f.Path)
+		}
+		content, err := environ.Expand(f.Content, e.vars)
+		if err != nil {
+			return fmt.Errorf("server.files %s: %v", f.Path, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("server.files %s: %v", f.Path, err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			return fmt.Errorf("server.files %s: %v", f.Path, err)
+		}
 	}
 	return nil
 }

@@ -88,6 +88,9 @@ func TestServerEnvironmentIsTheSeedTable(t *testing.T) {
 	require.Len(t, got, 2, "whoami ran on both starts")
 
 	base := []string{"HOME", "LANG", "LOGNAME", "PATH", "SHELL", "TEMP", "TERM", "TMP", "TMPDIR", "USER"}
+	// SEALMARK_RUN is the run marker the process observer finds the run's
+	// processes by, daemons included.
+	base = append(base, "SEALMARK_RUN")
 	for i, want := range [][]string{append(slices.Clone(base), "SEALMARK_CANARY", "SEALMARK_FAKE_API_KEY"), base} {
 		env := got[i]["env"].(map[string]any)
 		var names []string

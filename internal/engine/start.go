@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
@@ -11,6 +13,7 @@ import (
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/session"
+	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -42,6 +45,9 @@ type PackRun struct {
 	idx      int
 	undo     func()
 	stopped  bool
+
+	seenMu sync.Mutex
+	seen   []observers.Record // what the observers saw since this start
 }
 
 // StartPack starts the server for one pack. The first start of the run
@@ -85,6 +91,10 @@ func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error)
 			pr.canaries = append(pr.canaries, packs.Secret{Name: c.Name, Value: c.Value})
 		}
 	}
+	if e.watch != nil {
+		name, value, _ := strings.Cut(e.watch.marker, "=")
+		spec.ServerEnv = append(spec.ServerEnv, environ.KV{Name: name, Value: value})
+	}
 	env, inherited := environ.Build(spec)
 	if first && spec.Scrub {
 		e.rep.Sandbox.Inherited = inherited
@@ -99,6 +109,12 @@ func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error)
 	}
 	pr.proc = proc
 	pr.undo = cleanup.Add(proc.Kill)
+	if e.watch != nil && e.watch.process != nil {
+		e.watch.process.Track(proc.Pid())
+	}
+	e.mu.Lock()
+	e.running = pr
+	e.mu.Unlock()
 	pr.sess = session.Open(proc)
 
 	sctx, cancel := context.WithTimeout(ctx, e.cfg.StartTimeout)
@@ -169,7 +185,22 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
 			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared,
 		}
-		if panicked := runGuarded(probe.Run, p); panicked != "" {
+		e.mu.Lock()
+		e.sizeHit = false
+		e.mu.Unlock()
+		view := pr.begin(tok)
+		if view != nil {
+			p.Observed = view
+		}
+		panicked := runGuarded(probe.Run, p)
+		res.Observations = view.finish()
+		e.mu.Lock()
+		if e.sizeHit {
+			p.Reportf("the sandbox grew past sandbox.max_mib (%d MiB) during this probe; the server was stopped", e.cfg.MaxMiB).
+				Evidencef("size", "the size observer saw the sandbox pass its limit").Severity = packs.High
+		}
+		e.mu.Unlock()
+		if panicked != "" {
 			res.Verdict, res.Reason = packs.Errored, panicked
 		} else {
 			res.Verdict, res.Reason, res.Findings, res.Notes = p.Outcome()
@@ -217,14 +248,20 @@ func (pr *PackRun) stop() {
 	if pr.undo != nil {
 		pr.undo()
 	}
+	pr.sweep()
+	pr.e.mu.Lock()
+	if pr.e.running == pr {
+		pr.e.running = nil
+	}
+	pr.e.mu.Unlock()
 	if len(st.Leftover) > 0 {
 		pr.e.warn(fmt.Sprintf("pack %s: %d process(es) of the server's group outlived it and were killed: pids %v", pr.pack.Name, len(st.Leftover), st.Leftover))
 	}
 	if lost := pr.proc.Log().Lost(); lost > 0 {
-		pr.e.warn(fmt.Sprintf("pack %s: the server log lost %d bytes (only the most recent output is kept)", pr.pack.Name, lost))
+		pr.e.loss("serverlog", fmt.Sprintf("pack %s: the server log dropped its oldest %d bytes (only the most recent %d are kept)", pr.pack.Name, lost, len(pr.proc.Log().Bytes())), lost)
 	}
 	if lost := pr.proc.FramesLost(); lost > 0 {
-		pr.e.warn(fmt.Sprintf("pack %s: %d bytes of stdout evidence were dropped to keep memory bounded", pr.pack.Name, lost))
+		pr.e.loss("stdout", fmt.Sprintf("pack %s: %d bytes of stdout evidence were dropped to keep memory bounded", pr.pack.Name, lost), lost)
 	}
 }
 

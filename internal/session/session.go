@@ -122,6 +122,10 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*pack
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
 		}
+		// A failed write (a broken pipe) usually means the server is exiting.
+		if s.proc.WaitExit(closeWait) {
+			return nil, fmt.Errorf("%s: %w", what, s.closedError())
+		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	out := &packs.Response{Result: resp.Result}

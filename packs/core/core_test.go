@@ -64,7 +64,7 @@ func TestTwins(t *testing.T) {
 		{"ignore-stdin-close", map[string]string{"CORE-EXIT-ON-STDIN-CLOSE": "still running"}},
 		{"wrong-unknown-method-code", map[string]string{"CORE-UNKNOWN-METHOD": "answered with error -32603"}},
 		{"no-unknown-method-answer", map[string]string{"CORE-UNKNOWN-METHOD": "no answer to an unknown method"}},
-		{"die-on-garbage", map[string]string{"CORE-MALFORMED-INPUT": "the server exited after 3 malformed lines"}},
+		{"die-on-garbage", map[string]string{"CORE-MALFORMED-INPUT": "the server exited after malformed input"}},
 		{"bad-schema", map[string]string{"CORE-TOOLS-LIST": `tool "add_note": inputSchema is missing or null`}},
 		{"bad-tool-name", map[string]string{"CORE-TOOLS-LIST": `tool name "list_notes" appears more than once`}},
 		{"pagination-loop", map[string]string{"CORE-TOOLS-LIST": "came back twice"}},
@@ -72,6 +72,11 @@ func TestTwins(t *testing.T) {
 		{"undeclared-tools", map[string]string{"CORE-INITIALIZE": "did not declare the tools capability"}},
 		{"crash-on-call", map[string]string{"CORE-TOOL-SWEEP": "with valid arguments ended the server"}},
 		{"hang-on-call", map[string]string{"CORE-TOOL-SWEEP": "did not answer within"}},
+		{"write-outside", map[string]string{"CORE-WRITES-OUTSIDE-ROOT": "changed a file outside its root: created root-evil/written-by-server.txt"}},
+		{"daemon", map[string]string{"CORE-NO-ORPHANS": "sm-sleep 600"}},
+		{"fork-daemon", map[string]string{"CORE-NO-ORPHANS": "-sleeper"}},
+		{"listen", map[string]string{"CORE-NO-LISTENER": "127.0.0.1"}},
+		{"listen-all", map[string]string{"CORE-NO-LISTENER": "all interfaces"}},
 	}
 	for _, tw := range twins {
 		name := tw.flaws

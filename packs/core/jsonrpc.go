@@ -2,6 +2,7 @@ package core
 
 import (
 	"github.com/sealmark/sealmark/packs"
+	"time"
 )
 
 var unknownMethod = packs.Probe{
@@ -35,25 +36,31 @@ var malformedInput = packs.Probe{
 	Doc:      "a malformed line on stdin must not crash the server or stop it answering",
 	Run: func(p *packs.Pass) {
 		lines := []string{`{"jsonrpc":"2.0","id":`, "this is not json " + p.Token, `{"jsonrpc":"2.0","id":"sm-bad","method":}`}
+		var writeErr error
 		for _, l := range lines {
-			if err := p.Server.WriteRaw([]byte(l + "\n")); err != nil {
-				p.Reportf("the server stopped reading stdin after malformed input: %v", err)
-				return
+			if writeErr = p.Server.WriteRaw([]byte(l + "\n")); writeErr != nil {
+				break
 			}
 		}
+		if writeErr != nil && !p.Server.WaitExit(2*time.Second) {
+			p.Reportf("the server stopped reading stdin after malformed input: %v", writeErr)
+			return
+		}
 		method := liveness(p)
-		res, err := p.Request(method, map[string]any{})
+		var res *packs.Response
+		var err error
+		if writeErr == nil {
+			res, err = p.Request(method, map[string]any{})
+		}
 		switch {
-		case err != nil && !p.Server.Alive():
-			p.Reportf("the server exited after %d malformed lines (%s)", len(lines), p.Server.ExitStatus()).
+		case writeErr != nil || (err != nil && !p.Server.Alive()):
+			p.Reportf("the server exited after malformed input (%s)", p.Server.ExitStatus()).
 				Evidencef("process", "exit: %s", p.Server.ExitStatus())
 		case err != nil:
 			p.Reportf("the server stopped answering after %d malformed lines: %s got no answer within %s", len(lines), method, p.CallTimeout).
 				Evidencef("response", "%v", err)
-		case res.Error != nil && method == "ping":
-			p.Notef("alive: ping after malformed input answered %s", res.Brief())
 		default:
-			p.Notef("alive: %s answered after %d malformed lines", method, len(lines))
+			p.Notef("alive: %s answered %s after %d malformed lines", method, res.Brief(), len(lines))
 		}
 	},
 }

@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/observers/files"
+	"github.com/sealmark/sealmark/observers/loopback"
+	"github.com/sealmark/sealmark/observers/process"
+	"github.com/sealmark/sealmark/observers/size"
+	"github.com/sealmark/sealmark/observers/sockets"
+	"github.com/sealmark/sealmark/observers/upstream"
+)
+
+// watch is the run's observers. It exists only with a sandbox.
+type watch struct {
+	all      []observers.Observer
+	loopback *loopback.Listener
+	upstream *upstream.Stub
+	process  *process.Observer // nil where /proc is absent
+	marker   string            // NAME=VALUE in every server's environment
+	notes    []string          // what applied and what is weaker, for the sandbox: line
+}
+
+// openObservers starts the observers that watch the sandbox and the
+// loopback; each one that cannot start is named in the isolation line.
+func (e *Engine) openObservers() error {
+	w := &watch{}
+	e.watch = w
+	lb, err := loopback.Listen()
+	if err != nil {
+		return fmt.Errorf("the loopback listener: %v", err)
+	}
+	w.loopback = lb
+	w.all = append(w.all, lb)
+	e.vars["listener"] = lb.URL()
+	e.redactor.Stable(lb.URL(), "{listener}")
+
+	up, err := upstream.Start(upstream.Options{Redirect: lb.URL() + "/redirected"})
+	if err != nil {
+		return fmt.Errorf("the upstream stub: %v", err)
+	}
+	w.upstream = up
+	w.all = append(w.all, up)
+	e.vars["upstream"] = up.URL()
+	e.redactor.Stable(up.URL(), "{upstream}")
+
+	// Staged files may name {listener} or {upstream}; they are written
+	// before the files observer's first snapshot, so they are no change.
+	if err := e.stageFiles(); err != nil {
+		return err
+	}
+	fo, err := files.New(files.Options{Top: e.sb.Top})
+	if err != nil {
+		return fmt.Errorf("the files observer: %v", err)
+	}
+	w.all = append(w.all, fo)
+
+	w.marker = process.Marker()
+	tracking := []string{"pgid"}
+	po, err := process.New(process.Options{Marker: w.marker, Bin: e.sb.Bin, Secrets: e.redactor.String})
+	if err != nil {
+		w.notes = append(w.notes, "processes not observed: "+err.Error())
+	} else {
+		w.process = po
+		w.all = append(w.all, po)
+		tracking = append(tracking, "marker")
+		if err := process.EnableSubreaper(); err == nil {
+			tracking = append(tracking, "subreaper")
+		} else {
+			w.notes = append(w.notes, "no subreaper: "+err.Error())
+		}
+		w.all = append(w.all, sockets.New(po.PIDs))
+	}
+	w.all = append(w.all, size.Start(size.Options{Top: e.sb.Top, MaxBytes: int64(e.cfg.MaxMiB) << 20, OnExceed: e.sizeExceeded}))
+	e.rep.Sandbox.Isolation = "procs=" + strings.Join(tracking, "+") + " net=observed(loopback listener, upstream stub) egress=not-observed fs=snapshot"
+	if len(w.notes) > 0 {
+		e.rep.Sandbox.Isolation += "; " + strings.Join(w.notes, "; ")
+	}
+	return nil
+}
+
+// sizeExceeded stops the sandbox's processes when it grows past max_mib.
+func (e *Engine) sizeExceeded(total int64) {
+	e.mu.Lock()
+	pr := e.running
+	e.sizeHit = true
+	e.mu.Unlock()
+	if pr != nil && pr.proc != nil {
+		pr.proc.Kill()
+	}
+	fmt.Fprintf(e.cfg.Log, "sealmark: the sandbox grew to %d MiB, past sandbox.max_mib %d: stopped the server\n", total>>20, e.cfg.MaxMiB)
+}
+
+// closeObservers stops every observer; what no probe owned goes to the timeline.
+func (e *Engine) closeObservers() {
+	if e.watch == nil {
+		return
+	}
+	var late []observers.Record
+	for _, o := range e.watch.all {
+		late = append(late, o.Close()...)
+	}
+	e.mu.Lock()
+	e.rep.Timeline = append(e.rep.Timeline, late...)
+	e.mu.Unlock()
+}
+
+// probeView is what one probe reads through Pass.Observed.
+type probeView struct {
+	pr    *PackRun
+	token string
+	mu    sync.Mutex
+	seen  []observers.Record
+}
+
+func (v *probeView) Probe() []observers.Record {
+	var got []observers.Record
+	for _, o := range v.pr.e.watch.all {
+		got = append(got, o.Collect(v.token)...)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.seen = append(v.seen, got...)
+	v.pr.addSeen(got)
+	return append([]observers.Record(nil), v.seen...)
+}
+
+// Pack returns everything seen since the start: the probes' records and
+// what was seen while no probe was open (a listener opened at start-up, for
+// instance), which also goes to the report's timeline.
+func (v *probeView) Pack() []observers.Record {
+	v.Probe()
+	var between []observers.Record
+	for _, o := range v.pr.e.watch.all {
+		between = append(between, o.Collect("")...)
+	}
+	if len(between) > 0 {
+		v.pr.addSeen(between)
+		v.pr.e.mu.Lock()
+		v.pr.e.rep.Timeline = append(v.pr.e.rep.Timeline, between...)
+		v.pr.e.mu.Unlock()
+	}
+	return v.pr.seenSoFar()
+}
+
+func (v *probeView) Survivors() []observers.Record {
+	po := v.pr.e.watch.process
+	if po == nil {
+		return nil
+	}
+	var out []observers.Record
+	for _, p := range po.Survivors() {
+		if v.pr.proc != nil && p.PID == v.pr.proc.Pid() {
+			continue
+		}
+		out = append(out, observers.Record{
+			Kind: observers.KindProcess, Observer: "process", Time: time.Now().UTC(),
+			Summary: fmt.Sprintf("pid %d (%s) is alive", p.PID, v.pr.e.redactor.String(strings.Join(p.Argv, " "))),
+			Data:    map[string]string{"op": "alive", "pid": fmt.Sprint(p.PID), "ppid": fmt.Sprint(p.PPID), "exe": p.Exe},
+		})
+	}
+	return out
+}
+
+func (pr *PackRun) addSeen(rs []observers.Record) {
+	pr.seenMu.Lock()
+	pr.seen = append(pr.seen, rs...)
+	pr.seenMu.Unlock()
+}
+
+func (pr *PackRun) seenSoFar() []observers.Record {
+	pr.seenMu.Lock()
+	defer pr.seenMu.Unlock()
+	return append([]observers.Record(nil), pr.seen...)
+}
+
+// begin opens a probe on every observer; finish collects what it saw.
+func (pr *PackRun) begin(token string) *probeView {
+	if pr.e.watch == nil {
+		return nil
+	}
+	for _, o := range pr.e.watch.all {
+		o.Begin(token)
+	}
+	return &probeView{pr: pr, token: token}
+}
+
+func (v *probeView) finish() []observers.Record {
+	if v == nil {
+		return nil
+	}
+	return v.Probe()
+}
+
+// sweep records and stops what outlived a start.
+func (pr *PackRun) sweep() {
+	w := pr.e.watch
+	if w == nil || w.process == nil {
+		return
+	}
+	recs := w.process.Sweep(pr.e.cfg.TermGrace)
+	if len(recs) == 0 {
+		return
+	}
+	pr.e.mu.Lock()
+	pr.e.rep.Timeline = append(pr.e.rep.Timeline, recs...)
+	pr.e.mu.Unlock()
+	pr.e.warn(fmt.Sprintf("pack %s: %d process(es) of the run outlived the server and were stopped", pr.pack.Name, len(recs)))
+}
+
+// loss records that an observer dropped data, in the timeline and as a warning.
+func (e *Engine) loss(observer, summary string, bytes int64) {
+	e.mu.Lock()
+	e.rep.Timeline = append(e.rep.Timeline, observers.Record{
+		Kind: observers.KindLoss, Observer: observer, Time: time.Now().UTC(), Summary: summary,
+		Data: map[string]string{"bytes": fmt.Sprint(bytes)},
+	})
+	e.mu.Unlock()
+	e.warn(summary)
+}

@@ -1,0 +1,140 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/observers"
+)
+
+// observedRun runs the core pack against the fixture with flaws and extra
+// fixture flags, and returns the report.
+func observedRun(t *testing.T, flaws string, mutate func(*engine.Config), extra ...string) *report.Report {
+	cfg := fixtureConfig(t, flaws)
+	cfg.Args = append(cfg.Args, extra...)
+	cfg.Packs = []string{"core"}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	rep := e.Run(context.Background(), engine.Hooks{})
+	require.Empty(t, rep.HarnessError)
+	return rep
+}
+
+// probeRecords returns the observations of one probe.
+func probeRecords(rep *report.Report, id string) []observers.Record {
+	for _, p := range rep.Packs[0].Probes {
+		if p.ID == id {
+			return p.Observations
+		}
+	}
+	return nil
+}
+
+func find(rs []observers.Record, kind string, match func(observers.Record) bool) *observers.Record {
+	for i, r := range rs {
+		if r.Kind == kind && (match == nil || match(r)) {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+// TestGoodServerLeavesNoObservation: the well-behaved twin produces
+// nothing any observer reports.
+func TestGoodServerLeavesNoObservation(t *testing.T) {
+	rep := observedRun(t, "", nil)
+	for _, p := range rep.Packs[0].Probes {
+		assert.Empty(t, p.Observations, "%s observed something", p.ID)
+	}
+	for _, r := range rep.Timeline {
+		if r.Kind == observers.KindSocket && r.Data["op"] == "egress-not-observed" {
+			continue // a statement about this run's coverage, not an observation
+		}
+		t.Errorf("timeline: unexpected %s record: %s", r.Kind, r.Summary)
+	}
+}
+
+// TestCallbackIsAttributedByToken: a server that fetches the loopback
+// listener with the probe's token shows up in that probe's observations.
+func TestCallbackIsAttributedByToken(t *testing.T) {
+	rep := observedRun(t, "callback", nil, "-callback={listener}")
+	r := find(probeRecords(rep, "CORE-TOOL-SWEEP"), observers.KindConnection, nil)
+	require.NotNil(t, r, "no connection recorded for the tool sweep")
+	assert.Equal(t, "token", r.Data["attributed"])
+	assert.Contains(t, r.Data["target"], "/cb/sealmark-{token}")
+	var text strings.Builder
+	require.NoError(t, report.WriteText(&text, rep))
+	require.NoError(t, report.WriteJSON(&text, rep))
+	assert.NotContains(t, text.String(), "smtok-", "tokens appear as {token}")
+}
+
+// TestRedirectReachesUpstreamAndListener: a server that follows the
+// upstream stub's redirect is seen by both.
+func TestRedirectReachesUpstreamAndListener(t *testing.T) {
+	rep := observedRun(t, "follow-redirect", nil, "-upstream={upstream}")
+	rs := probeRecords(rep, "CORE-TOOL-SWEEP")
+	assert.NotNil(t, find(rs, observers.KindUpstream, func(r observers.Record) bool { return r.Data["path"] == "/redirect" }), "%v", rs)
+	assert.NotNil(t, find(rs, observers.KindConnection, func(r observers.Record) bool { return r.Data["target"] == "/redirected" }), "%v", rs)
+}
+
+// TestExecIsRecordedWithToken: sm-canary runs are logged with the token.
+func TestExecIsRecordedWithToken(t *testing.T) {
+	rep := observedRun(t, "exec-canary", nil)
+	r := find(probeRecords(rep, "CORE-TOOL-SWEEP"), observers.KindProcess, func(r observers.Record) bool { return r.Data["op"] == "exec" })
+	require.NotNil(t, r, "no exec record")
+	assert.Contains(t, r.Data["argv"], "sm-canary")
+	assert.Contains(t, r.Data["argv"], "{token}")
+}
+
+// TestDiskBombStopsTheServer: past max_mib the server is stopped and the
+// probe running then gets the finding.
+func TestDiskBombStopsTheServer(t *testing.T) {
+	rep := observedRun(t, "fill-disk", func(c *engine.Config) { c.MaxMiB = 4 }, "-fill-mib=64")
+	var found bool
+	for _, p := range rep.Packs[0].Probes {
+		for _, f := range p.Findings {
+			if strings.Contains(f.Message, "grew past sandbox.max_mib (4 MiB)") {
+				found = true
+				assert.NotNil(t, find(p.Observations, observers.KindSize, nil), "the size record is in the probe's observations")
+			}
+		}
+	}
+	assert.True(t, found, "no size finding")
+}
+
+// TestStderrFloodLeavesALossRecord: a ring that wrapped says so.
+func TestStderrFloodLeavesALossRecord(t *testing.T) {
+	rep := observedRun(t, "flood-stderr", nil)
+	r := find(rep.Timeline, observers.KindLoss, func(r observers.Record) bool { return r.Observer == "serverlog" })
+	require.NotNil(t, r, "no loss record for the server log")
+	assert.Contains(t, r.Summary, "dropped its oldest")
+}
+
+// TestNothingOutlivesTheRun: after a server that starts a setsid daemon,
+// no process carrying the run's marker is alive.
+func TestNothingOutlivesTheRun(t *testing.T) {
+	var dir string
+	rep := observedRun(t, "daemon", func(c *engine.Config) { dir = c.SandboxDir })
+	assert.NotNil(t, find(rep.Timeline, observers.KindProcess, func(r observers.Record) bool { return r.Data["op"] == "orphan" }), "the sweep recorded the daemon")
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(cwd, dir) && strings.Contains(string(cmdline), "sm-sleep\x00600") {
+			stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+			if !strings.Contains(string(stat), ") Z ") {
+				t.Errorf("pid %s (sm-sleep 600) outlived the run", e.Name())
+			}
+		}
+	}
+}

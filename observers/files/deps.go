@@ -1,3 +1,0 @@
-package files
-
-import _ "github.com/fsnotify/fsnotify"

@@ -1,0 +1,40 @@
+// Package files observes what a server changes under the sandbox: it holds a
+// snapshot of the watched directories and reports, at each Collect, the
+// difference attributed to the probe.
+//
+//	obs, err := files.New(files.Options{Top: sandboxTop}) // root, root-evil, canary, home, tmp
+//	if err != nil {
+//		return err
+//	}
+//	obs.Begin(token)
+//	// ... the probe calls the server ...
+//	for _, r := range obs.Collect(token) {
+//		fmt.Println(r.Summary) // "created root-evil/x (5 bytes)", "renamed root/a -> tmp/a"
+//	}
+//	late := obs.Close() // changes after the last Collect, loss records
+//
+// A snapshot holds an Entry per path (type, size, mode, mtime, link target,
+// inode, and for regular files up to Options.HashMax the first 16 hex digits
+// of the content's SHA-256). Walk takes one; Diff compares two, pairing a
+// path that disappeared with one that appeared holding the same inode as a
+// rename. Symbolic links are never followed and nothing outside the top is
+// read: every open goes through an os.Root.
+//
+// The cost of a Collect grows with what changed, not with the sandbox: on
+// Linux an inotify watch (fsnotify) on every directory marks directories
+// dirty, and a Collect reads only those again (their direct entries; a new
+// directory whole). Before it does, it waits for a barrier: a directory made
+// in a private temporary directory outside the sandbox, watched through the
+// same inotify queue, so every event queued before the Collect has arrived.
+// When events are unavailable, a watch fails for a system limit, the queue
+// overflows or the sandbox changes while it is being read, the Collect walks
+// the whole sandbox instead (exact) and says so in a KindLoss record.
+// Hard-linked files are re-read at every Collect, since a write through one
+// name changes the others without an event in their directories.
+//
+// Limits: a directory that cannot be read (or nested deeper than 128 levels)
+// is reported once in a KindLoss record and what is under it is not
+// compared; entries beyond Options.MaxEntries are counted, not held. A
+// write through a memory mapping raises no event; it is seen by the next
+// full walk.
+package files

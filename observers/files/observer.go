@@ -1,0 +1,262 @@
+package files
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sealmark/sealmark/observers"
+)
+
+// Options configures an Observer. Only Top is required.
+type Options struct {
+	// Top is the sandbox top directory (<tmp>/sealmark-x). Nothing outside
+	// it is read.
+	Top string
+	// Dirs are the directories directly under Top to watch; DefaultDirs
+	// when empty. bin is harness-owned and refused.
+	Dirs []string
+	// HashMax is the size up to which regular files are hashed (content
+	// compared); DefaultHashMax when 0, no hashing when negative. Larger
+	// files compare by size, mtime and inode.
+	HashMax int64
+	// MaxEntries bounds the entries held; DefaultMaxEntries when <= 0.
+	// Entries beyond it are counted in a loss record, not held, and their
+	// changes are not reported.
+	MaxEntries int
+	// MaxRecords bounds the change records one Collect returns (and the
+	// records held between probes); DefaultMaxRecords when <= 0. The rest
+	// are counted in a loss record.
+	MaxRecords int
+}
+
+// Observer reports the changes under the sandbox's watched directories,
+// attributed to probes. It is safe for concurrent use.
+//
+// Attribution: Collect(token) returns the changes made since the previous
+// Begin or Collect, with Token set to token. Begin first takes the changes
+// made while no probe was open (after the previous Collect); they carry no
+// token and are returned, with the loss records of New, by the next Collect
+// or by Close.
+type Observer struct {
+	mu         sync.Mutex
+	t          *tree
+	ev         *events // nil: no file events, every update is a full walk
+	maxRecords int
+	pending    []observers.Record // records with no token, not yet returned
+	overflow   int                // records with no token dropped for the bound
+	closed     bool
+	now        func() time.Time
+}
+
+var _ observers.Observer = (*Observer)(nil)
+
+// New takes the first snapshot of the watched directories and starts the
+// file events (best effort: without them every Collect walks the whole
+// sandbox, which the first Collect reports in a loss record).
+func New(o Options) (*Observer, error) {
+	if o.Top == "" {
+		return nil, errors.New("files: Options.Top is empty")
+	}
+	top, err := filepath.Abs(o.Top)
+	if err != nil {
+		return nil, fmt.Errorf("files: %w", err)
+	}
+	dirs, err := cleanDirs(o.Dirs)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(top)
+	if err != nil {
+		return nil, fmt.Errorf("files: %w", err)
+	}
+	maxEntries := o.MaxEntries
+	if maxEntries <= 0 {
+		maxEntries = DefaultMaxEntries
+	}
+	obs := &Observer{
+		t:          newTree(root, dirs, normHashMax(o.HashMax), maxEntries),
+		maxRecords: o.MaxRecords,
+		now:        time.Now,
+	}
+	if obs.maxRecords <= 0 {
+		obs.maxRecords = DefaultMaxRecords
+	}
+	now := obs.now()
+	ev, err := startEvents(top, dirs)
+	if err != nil {
+		obs.hold(loss("", now, "unavailable", fmt.Sprintf("file events unavailable (%v): every Collect walks the whole sandbox", err)))
+	} else {
+		obs.ev, obs.t.watch = ev, ev
+	}
+	obs.t.wasUnreadable = map[string]string{}
+	obs.t.walk() // the baseline: no changes, only losses
+	if obs.t.watchErr != nil {
+		obs.hold(obs.degrade("")...)
+	}
+	obs.hold(obs.losses("", now)...)
+	return obs, nil
+}
+
+// Name returns "files".
+func (o *Observer) Name() string { return "files" }
+
+// Begin marks the start of the probe with this token. Changes made since
+// the previous Collect are set aside with no token.
+func (o *Observer) Begin(token string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
+	o.hold(o.sweep("")...)
+}
+
+// Collect returns the changes made since the previous Begin or Collect,
+// attributed to token, after the records with no token set aside before.
+func (o *Observer) Collect(token string) []observers.Record {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil
+	}
+	recs := o.sweep(token)
+	return append(o.flush(), recs...)
+}
+
+// Close stops the observer and returns what no Collect returned: the
+// changes since the last Collect, with no token, and loss records.
+func (o *Observer) Close() []observers.Record {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil
+	}
+	o.hold(o.sweep("")...)
+	o.closed = true
+	if o.ev != nil {
+		o.ev.close()
+		o.ev, o.t.watch = nil, nil
+	}
+	o.t.top.Close()
+	return o.flush()
+}
+
+// Snapshot returns a copy of the snapshot as of the last Begin, Collect or
+// Close (or New): the state to restore the sandbox to between probes.
+func (o *Observer) Snapshot() *Snapshot {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.t.snap.clone()
+}
+
+// sweep brings the snapshot up to date and returns the records for what
+// changed, with Token token. With events, only the dirty directories are
+// read; without them, or when events were lost, the whole sandbox is
+// walked, which is exact, and a loss record says so.
+func (o *Observer) sweep(token string) []observers.Record {
+	now := o.now()
+	var recs []observers.Record
+	t := o.t
+	t.begin()
+	if o.ev == nil {
+		t.resync()
+	} else {
+		why := ""
+		if err := o.ev.settle(settleTimeout); err != nil {
+			why = fmt.Sprintf("file events did not settle (%v)", err)
+		}
+		dirty, full := o.ev.take()
+		if full != "" {
+			why = full
+		}
+		switch {
+		case why != "":
+			t.resync()
+			recs = append(recs, loss(token, now, "fallback", why+": fell back to a full walk"))
+		default:
+			t.update(dirty)
+			if t.raced {
+				t.resync()
+				recs = append(recs, loss(token, now, "fallback", "the sandbox changed while it was read: fell back to a full walk"))
+			}
+		}
+		if t.watch != nil && t.touchedWatches {
+			t.reconcile(o.ev.watchList)
+		}
+		if t.watchErr != nil {
+			recs = append(recs, o.degrade(token)...)
+		}
+	}
+	changes := t.end()
+	recs = append(recs, o.losses(token, now)...)
+	for i, c := range changes {
+		if i == o.maxRecords {
+			recs = append(recs, loss(token, now, "records",
+				fmt.Sprintf("%d more file changes not listed (limit %d per Collect)", len(changes)-i, o.maxRecords)))
+			break
+		}
+		recs = append(recs, record(c, token, now))
+	}
+	return recs
+}
+
+// degrade stops the file events after a watch failed for a system limit:
+// this and every later update is a full walk.
+func (o *Observer) degrade(token string) []observers.Record {
+	why := o.t.watchErr
+	o.t.watchErr = nil
+	if o.ev != nil {
+		o.ev.close()
+		o.ev, o.t.watch = nil, nil
+	}
+	o.t.watched = map[string]uint64{}
+	if o.t.journal != nil {
+		o.t.resync()
+	}
+	return []observers.Record{loss(token, o.now(), "watch-failed",
+		fmt.Sprintf("%v: fell back to a full walk, now and at every later Collect", why))}
+}
+
+// losses reports the directories that became unreadable and the entries
+// not held in the pass just ended.
+func (o *Observer) losses(token string, now time.Time) []observers.Record {
+	var recs []observers.Record
+	for _, d := range slices.Sorted(maps.Keys(o.t.snap.unreadable)) {
+		if _, was := o.t.wasUnreadable[d]; !was {
+			recs = append(recs, unreadableLoss(token, now, d, o.t.snap.unreadable[d]))
+		}
+	}
+	if n := o.t.snap.dropped; n > 0 {
+		recs = append(recs, loss(token, now, "entries",
+			fmt.Sprintf("%d entries beyond the limit of %d not held: changes to them are not reported", n, o.t.maxEntries)))
+	}
+	return recs
+}
+
+// hold sets records aside until the next Collect or Close, within the bound.
+func (o *Observer) hold(recs ...observers.Record) {
+	for _, r := range recs {
+		if len(o.pending) < o.maxRecords {
+			o.pending = append(o.pending, r)
+		} else {
+			o.overflow++
+		}
+	}
+}
+
+// flush returns and forgets the records set aside.
+func (o *Observer) flush() []observers.Record {
+	out := o.pending
+	if o.overflow > 0 {
+		out = append(out, loss("", o.now(), "records",
+			fmt.Sprintf("%d file records made between probes not listed (limit %d)", o.overflow, o.maxRecords)))
+	}
+	o.pending, o.overflow = nil, 0
+	return out
+}

@@ -1,0 +1,593 @@
+package files
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+)
+
+// watcher is what a tree needs from a file-event source: a watch per
+// directory, added before the directory is read.
+type watcher interface {
+	add(rel string) error // rel "" is the top
+	remove(rel string)
+}
+
+// tree keeps a Snapshot current. A full walk is a tree filled from nothing;
+// an update re-reads only the directories events named dirty. Every change
+// to the snapshot goes through put and remove, which journal the entry as it
+// was before the pass, so a pass's changes are the journal's diff.
+type tree struct {
+	top        *os.Root
+	dirs       []string
+	hashMax    int64
+	maxEntries int
+	buf        []byte
+
+	snap  *Snapshot
+	byIno map[uint64]string   // a file path per inode: finds the other names of a hard-linked file
+	multi map[string]struct{} // files with more than one link: re-read at every update
+
+	watch          watcher           // nil: no events
+	watched        map[string]uint64 // directory → the inode it is watched at ("" is the top)
+	watchErr       error             // a watch failed for a system limit; watch is now nil
+	touchedWatches bool              // a watch was added or removed in this pass
+
+	journal       map[string]*Entry // path → entry before this pass (nil: absent); nil outside a pass
+	wasUnreadable map[string]string // Snapshot.unreadable before this pass
+	fresh         []string          // directories to read whole once this pass's removals are done
+	dropped       int               // entries not held in this pass (snapshot full)
+	raced         bool              // the sandbox changed under the pass: only a full walk is exact
+	moved         map[string]bool   // paths events saw renamed away in this pass; nil after a full walk
+
+	failOpen func(rel string) error // tests: opening this directory fails with the error returned
+}
+
+func newTree(top *os.Root, dirs []string, hashMax int64, maxEntries int) *tree {
+	return &tree{
+		top:        top,
+		dirs:       dirs,
+		hashMax:    hashMax,
+		maxEntries: maxEntries,
+		buf:        make([]byte, 32<<10),
+		snap:       newSnapshot(),
+		byIno:      map[uint64]string{},
+		multi:      map[string]struct{}{},
+		watched:    map[string]uint64{},
+	}
+}
+
+// walk fills an empty tree: every watched directory is read whole.
+func (t *tree) walk() {
+	t.relist("", nil)
+	t.drainFresh()
+	t.snap.dropped = t.dropped
+}
+
+// begin starts a pass: from here until end, changes are journaled.
+func (t *tree) begin() {
+	t.journal = map[string]*Entry{}
+	t.wasUnreadable = t.snap.Unreadable()
+	t.dropped = 0
+	t.raced = false
+	t.touchedWatches = false
+	t.moved = nil
+}
+
+// end closes the pass and returns its changes.
+func (t *tree) end() []Change {
+	j := t.journal
+	t.journal = nil
+	t.snap.dropped = t.dropped
+	before := func(p string) (Entry, bool) {
+		if e := j[p]; e != nil {
+			return *e, true
+		}
+		return Entry{}, false
+	}
+	pair := plausible
+	if moved := t.moved; moved != nil {
+		// Events tell a move from a delete, even when the inode number of
+		// a deleted entry is reused at once.
+		pair = func(g string, _, _ Entry) bool {
+			for q := g; q != ""; q = parent(q) {
+				if moved[q] {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return diff(slices.Sorted(maps.Keys(j)), before, t.snap.Entry, t.wasUnreadable, t.snap.unreadable, pair)
+}
+
+// update re-reads what the dirty paths name: a directory is listed again
+// (its direct entries only; a new directory under it is read whole), a
+// file is hashed again when its directory is listed. A directory events saw
+// removed or renamed away is dropped first, whatever inode its path holds
+// now: its watch went with it, and a new one at the path is read whole.
+func (t *tree) update(dirty map[string]uint8) {
+	type dir struct {
+		path string
+		ino  uint64
+	}
+	t.moved = map[string]bool{}
+	var away []string
+	for p, how := range dirty {
+		if how&movedAway != 0 {
+			t.moved[p] = true
+		}
+		if e, ok := t.snap.entries[p]; ok && e.Type == TypeDir && how&(movedAway|removedHere) != 0 {
+			away = append(away, p)
+		}
+	}
+	slices.Sort(away)
+	for _, p := range away {
+		t.removeSubtree(p)
+	}
+	rehash := map[string]bool{}
+	var scan []dir
+	for p := range dirty {
+		if p == "" {
+			scan = append(scan, dir{})
+			continue
+		}
+		if e, ok := t.snap.entries[p]; ok && e.Type == TypeDir {
+			scan = append(scan, dir{p, e.Ino})
+		} else {
+			rehash[p] = true
+		}
+	}
+	slices.SortFunc(scan, func(a, b dir) int { return strings.Compare(a.path, b.path) }) // parents first
+	for _, d := range scan {
+		// Skip a directory removed or replaced while its parent was listed:
+		// a replacement is read whole as a fresh directory.
+		if e, ok := t.snap.entries[d.path]; d.path == "" || ok && e.Type == TypeDir && e.Ino == d.ino {
+			t.relist(d.path, rehash)
+		}
+	}
+	t.drainFresh()
+	t.refreshLinked()
+}
+
+// resync replaces the snapshot with a full walk, journaling every
+// difference, then watches every directory held (reading again the ones
+// newly watched, for changes made between the walk and the watch).
+func (t *tree) resync() {
+	n := newTree(t.top, t.dirs, t.hashMax, t.maxEntries)
+	n.failOpen = t.failOpen
+	n.walk()
+	for p, e := range t.snap.entries {
+		if ne, ok := n.snap.entries[p]; !ok || !ne.same(e) {
+			t.note(p, e, true)
+		}
+	}
+	for p := range n.snap.entries {
+		if _, ok := t.snap.entries[p]; !ok {
+			t.note(p, Entry{}, false)
+		}
+	}
+	t.snap, t.byIno, t.multi = n.snap, n.byIno, n.multi
+	t.dropped += n.dropped
+	t.moved = nil // no events for this pass: renames are paired by plausibility
+	if t.watch == nil {
+		return
+	}
+	for d, ino := range t.watched {
+		if e, ok := t.snap.entries[d]; d != "" && (!ok || e.Type != TypeDir || e.Ino != ino) {
+			t.unwatch(d)
+		}
+	}
+	var missing []string
+	if _, ok := t.watched[""]; !ok {
+		missing = append(missing, "")
+	}
+	for p, e := range t.snap.entries {
+		if w, ok := t.watched[p]; e.Type == TypeDir && (!ok || w != e.Ino) {
+			missing = append(missing, p)
+		}
+	}
+	slices.SortFunc(missing, strings.Compare)
+	for _, d := range missing {
+		t.relist(d, nil)
+	}
+	t.drainFresh()
+}
+
+// reconcile checks the watches the event source holds against the ones the
+// tree expects and repairs the difference: a watch the source files under a
+// stale path (a directory moved while watched) is removed, and the
+// directories left unwatched are watched and read again.
+func (t *tree) reconcile(list func() []string) {
+	for range 3 {
+		have := map[string]bool{}
+		for _, p := range list() {
+			have[p] = true
+		}
+		var missing []string
+		for p := range have {
+			if _, ok := t.watched[p]; !ok {
+				t.watch.remove(p)
+			}
+		}
+		for p := range t.watched {
+			if !have[p] {
+				delete(t.watched, p)
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+		slices.SortFunc(missing, strings.Compare)
+		for _, d := range missing {
+			t.relist(d, nil)
+		}
+		t.drainFresh()
+		if t.watch == nil {
+			return
+		}
+	}
+	t.watchErr = errors.New("the file watches could not be kept consistent")
+	t.watch = nil
+}
+
+// drainFresh reads whole every directory found new in this pass.
+func (t *tree) drainFresh() {
+	for len(t.fresh) > 0 {
+		d := t.fresh[len(t.fresh)-1]
+		t.fresh = t.fresh[:len(t.fresh)-1]
+		if e, ok := t.snap.entries[d]; ok && e.Type == TypeDir {
+			t.relist(d, nil)
+		}
+	}
+}
+
+// relist reads directory d ("" is the top) again: it is watched first, then
+// its own entry is refreshed and its direct entries are compared with what
+// the snapshot holds. Subdirectories that are new or were unreadable are
+// queued to be read whole.
+func (t *tree) relist(d string, rehash map[string]bool) {
+	var ino uint64
+	if d != "" {
+		e, ok := t.snap.entries[d]
+		if !ok || e.Type != TypeDir {
+			return
+		}
+		if depth(d) > maxDepth {
+			t.markUnreadable(d, fmt.Sprintf("nested deeper than %d levels", maxDepth))
+			return
+		}
+		ino = e.Ino
+	}
+	if !t.ensureWatched(d, ino) {
+		return
+	}
+	r, err := t.openDir(d)
+	if err != nil {
+		if isGone(err) {
+			t.raced = true
+		} else {
+			t.markUnreadable(d, reason(err))
+		}
+		return
+	}
+	names := t.dirs
+	if d != "" {
+		defer r.Close()
+		fi, err := r.Lstat(".")
+		if err != nil {
+			t.markUnreadable(d, reason(err))
+			return
+		}
+		own := t.entryOf(r, ".", d, fi, Entry{}, false)
+		if own.Type != TypeDir || own.Ino != ino {
+			t.raced = true // d now names another directory: its parent's listing is stale
+			return
+		}
+		t.put(d, own)
+		if names, err = readNames(r); err != nil {
+			t.markUnreadable(d, reason(err))
+			return
+		}
+	}
+	delete(t.snap.unreadable, d)
+	seen := make(map[string]struct{}, len(names))
+	for _, name := range names {
+		ok, err := t.visit(r, d, name, rehash)
+		if err != nil {
+			t.markUnreadable(d, reason(err))
+			return
+		}
+		if ok {
+			seen[name] = struct{}{}
+		}
+	}
+	for name := range t.snap.kids[d] {
+		if _, ok := seen[name]; !ok {
+			t.removeSubtree(join(d, name))
+		}
+	}
+}
+
+// visit brings the entry for name in directory d (opened as r) up to date.
+// It reports whether name exists.
+func (t *tree) visit(r *os.Root, d, name string, rehash map[string]bool) (bool, error) {
+	p := join(d, name)
+	fi, err := r.Lstat(name)
+	if err != nil {
+		if isGone(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	old, had := t.snap.entries[p]
+	e := t.entryOf(r, name, p, fi, old, had && !rehash[p])
+	sameDir := had && old.Type == TypeDir && e.Type == TypeDir && e.Ino == old.Ino
+	if had && old.Type == TypeDir && !sameDir {
+		t.removeSubtree(p)
+	}
+	if !t.put(p, e) {
+		return true, nil
+	}
+	if e.Type == TypeDir {
+		if _, bad := t.snap.unreadable[p]; !sameDir || bad {
+			t.fresh = append(t.fresh, p)
+		}
+	}
+	return true, nil
+}
+
+// entryOf builds the entry for name in r from its lstat. A regular file
+// keeps old's hash when reuse is set and its inode, size and mtime are
+// unchanged; otherwise it is hashed again.
+func (t *tree) entryOf(r *os.Root, name, p string, fi fs.FileInfo, old Entry, reuse bool) Entry {
+	ino, links := inode(fi)
+	e := Entry{Path: p, Type: typeOf(fi.Mode()), Size: fi.Size(), Mode: fi.Mode(), MTime: fi.ModTime(), Ino: ino}
+	switch e.Type {
+	case TypeLink:
+		if target, err := r.Readlink(name); err == nil {
+			e.Target = target
+		}
+	case TypeFile:
+		if reuse && old.Type == TypeFile && old.Ino == e.Ino && old.Size == e.Size && old.MTime.Equal(e.MTime) {
+			e.Hash = old.Hash
+		} else if t.hashMax >= 0 && e.Size <= t.hashMax {
+			e.Hash = hashFile(r, name, e, t.hashMax, t.buf)
+		}
+		t.noteLinks(p, ino, links)
+	}
+	return e
+}
+
+// noteLinks keeps the set of hard-linked files: a write through one name
+// changes the others without an event in their directories, so they are
+// re-read at every update.
+func (t *tree) noteLinks(p string, ino, links uint64) {
+	if links <= 1 {
+		delete(t.multi, p)
+		return
+	}
+	t.multi[p] = struct{}{}
+	if q, ok := t.byIno[ino]; ok && q != p && t.holdsFile(q, ino) {
+		t.multi[q] = struct{}{}
+	}
+}
+
+// refreshLinked re-reads every hard-linked file.
+func (t *tree) refreshLinked() {
+	for _, p := range slices.Sorted(maps.Keys(t.multi)) {
+		old, ok := t.snap.entries[p]
+		if !ok || old.Type != TypeFile {
+			delete(t.multi, p)
+			continue
+		}
+		r, err := t.openDir(parent(p))
+		if err != nil {
+			continue
+		}
+		name := base(p)
+		if fi, err := r.Lstat(name); err == nil {
+			if e := t.entryOf(r, name, p, fi, old, false); e.Type == TypeFile && e.Ino == old.Ino {
+				t.put(p, e)
+			}
+		}
+		if parent(p) != "" {
+			r.Close()
+		}
+	}
+}
+
+// ensureWatched watches directory d before it is read. It reports false
+// when d cannot be watched (d is then marked unreadable) or is gone.
+func (t *tree) ensureWatched(d string, ino uint64) bool {
+	if t.watch == nil {
+		return true
+	}
+	w, ok := t.watched[d]
+	if ok && w == ino {
+		return true
+	}
+	if ok {
+		t.unwatch(d)
+	}
+	t.touchedWatches = true
+	if err := t.watch.add(d); err != nil {
+		switch {
+		case isGone(err):
+			t.raced = true
+			return false
+		case isLimit(err):
+			t.watchErr = fmt.Errorf("could not watch %s (%s)", show(d), reason(err))
+			t.watch = nil
+			return true
+		}
+		t.markUnreadable(d, "cannot watch: "+reason(err))
+		return false
+	}
+	t.watched[d] = ino
+	return true
+}
+
+func (t *tree) unwatch(d string) {
+	if t.watch != nil {
+		t.watch.remove(d)
+	}
+	delete(t.watched, d)
+	t.touchedWatches = true
+}
+
+// openDir opens directory d ("" is the top itself, which callers must not
+// close). os.Root keeps every open inside the top.
+func (t *tree) openDir(d string) (*os.Root, error) {
+	if t.failOpen != nil {
+		if err := t.failOpen(d); err != nil {
+			return nil, err
+		}
+	}
+	if d == "" {
+		return t.top, nil
+	}
+	return t.top.OpenRoot(d)
+}
+
+// markUnreadable records that d's content cannot be held and drops what
+// was held under it.
+func (t *tree) markUnreadable(d, why string) {
+	t.snap.unreadable[d] = why
+	for name := range t.snap.kids[d] {
+		t.removeSubtree(join(d, name))
+	}
+}
+
+// put holds e at p. It reports false when p is new and the snapshot is full.
+func (t *tree) put(p string, e Entry) bool {
+	old, had := t.snap.entries[p]
+	if had && old.same(e) {
+		return true
+	}
+	if !had {
+		if len(t.snap.entries) >= t.maxEntries {
+			t.dropped++
+			return false
+		}
+		d := parent(p)
+		k := t.snap.kids[d]
+		if k == nil {
+			k = map[string]struct{}{}
+			t.snap.kids[d] = k
+		}
+		k[base(p)] = struct{}{}
+	}
+	t.note(p, old, had)
+	t.snap.entries[p] = e
+	if had && old.Type == TypeFile && (e.Type != TypeFile || e.Ino != old.Ino) {
+		t.unindex(p, old.Ino)
+	}
+	if e.Type == TypeFile {
+		t.byIno[e.Ino] = p // the latest name: a rename puts the new name before it removes the old
+	}
+	return true
+}
+
+// removeSubtree drops p and everything held under it.
+func (t *tree) removeSubtree(p string) {
+	for name := range t.snap.kids[p] {
+		t.removeSubtree(join(p, name))
+	}
+	t.remove(p)
+}
+
+// remove drops the entry at p (its children must be gone already).
+func (t *tree) remove(p string) {
+	old, ok := t.snap.entries[p]
+	if !ok {
+		return
+	}
+	t.note(p, old, true)
+	delete(t.snap.entries, p)
+	if k := t.snap.kids[parent(p)]; k != nil {
+		delete(k, base(p))
+	}
+	switch old.Type {
+	case TypeDir:
+		delete(t.snap.kids, p)
+		delete(t.snap.unreadable, p)
+		if _, ok := t.watched[p]; ok {
+			t.unwatch(p)
+		}
+	case TypeFile:
+		t.unindex(p, old.Ino)
+		delete(t.multi, p)
+	}
+}
+
+// unindex forgets p as the name byIno gives for ino, handing the inode to
+// another of its names; every name of a hard-linked file is in multi.
+func (t *tree) unindex(p string, ino uint64) {
+	if t.byIno[ino] != p {
+		return
+	}
+	delete(t.byIno, ino)
+	if _, linked := t.multi[p]; !linked {
+		return
+	}
+	for q := range t.multi {
+		if q != p && t.holdsFile(q, ino) {
+			t.byIno[ino] = q
+			return
+		}
+	}
+}
+
+// note journals the entry p had before this pass, once.
+func (t *tree) note(p string, old Entry, had bool) {
+	if t.journal == nil {
+		return
+	}
+	if _, ok := t.journal[p]; ok {
+		return
+	}
+	if had {
+		t.journal[p] = &old
+	} else {
+		t.journal[p] = nil
+	}
+}
+
+func (t *tree) holdsFile(p string, ino uint64) bool {
+	e, ok := t.snap.entries[p]
+	return ok && e.Type == TypeFile && e.Ino == ino
+}
+
+// readNames lists an opened directory, sorted so walks are repeatable.
+func readNames(r *os.Root) ([]string, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// reason is an error's cause without the path it names: "permission denied".
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,240 @@
+package files
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// reference walks top with the standard library alone: the independent
+// answer Walk must agree with.
+func reference(t *testing.T, top string, dirs []string, hashMax int64) map[string]Entry {
+	t.Helper()
+	out := map[string]Entry{}
+	for _, d := range dirs {
+		err := filepath.WalkDir(filepath.Join(top, d), func(p string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(top, p)
+			rel = filepath.ToSlash(rel)
+			st := fi.Sys().(*syscall.Stat_t)
+			e := Entry{Path: rel, Type: typeOf(fi.Mode()), Size: fi.Size(), Mode: fi.Mode(), MTime: fi.ModTime(), Ino: st.Ino}
+			switch e.Type {
+			case TypeLink:
+				e.Target, _ = os.Readlink(p)
+			case TypeFile:
+				if e.Size <= hashMax {
+					b, err := os.ReadFile(p)
+					if err != nil {
+						return err
+					}
+					sum := sha256.Sum256(b)
+					e.Hash = hex.EncodeToString(sum[:8])
+				}
+			}
+			out[rel] = e
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func TestWalkMatchesReference(t *testing.T) {
+	top := sandbox(t)
+	mkdir(t, filepath.Join(top, "root", "a", "b", "c"))
+	write(t, filepath.Join(top, "root", "a", "b", "c", "deep.txt"), "deep")
+	write(t, filepath.Join(top, "root", "empty"), "")
+	write(t, filepath.Join(top, "home", "big"), strings.Repeat("x", DefaultHashMax+1))
+	write(t, filepath.Join(top, "home", "exact"), strings.Repeat("y", DefaultHashMax))
+	must(t, os.Symlink("../canary/secret.txt", filepath.Join(top, "root", "link-file")))
+	must(t, os.Symlink("../canary", filepath.Join(top, "root", "link-dir")))
+	must(t, os.Symlink("/etc", filepath.Join(top, "root", "abs")))
+	must(t, os.Symlink(".", filepath.Join(top, "root", "loop")))
+	must(t, syscall.Mkfifo(filepath.Join(top, "tmp", "fifo"), 0o600))
+	must(t, os.Chmod(filepath.Join(top, "root", "empty"), 0o4711))
+
+	got, err := Walk(top, nil, 0)
+	must(t, err)
+	want := reference(t, top, DefaultDirs, DefaultHashMax)
+	if got.Len() != len(want) {
+		t.Errorf("Walk held %d entries, want %d", got.Len(), len(want))
+	}
+	for p, w := range want {
+		g, ok := got.Entry(p)
+		if !ok {
+			t.Errorf("%s: missing from Walk", p)
+			continue
+		}
+		if !g.same(w) {
+			t.Errorf("%s: Walk = %s, want %s", p, describe(g), describe(w))
+		}
+	}
+	for _, p := range got.Paths() {
+		if strings.HasPrefix(p, "bin") {
+			t.Errorf("%s: bin/ is never watched", p)
+		}
+	}
+	if e, _ := got.Entry("home/big"); e.Hash != "" {
+		t.Errorf("home/big is larger than the hash limit but has hash %q", e.Hash)
+	}
+	if e, _ := got.Entry("home/exact"); e.Hash == "" {
+		t.Errorf("home/exact is at the hash limit and was not hashed")
+	}
+	if problems := coherent(got); len(problems) > 0 {
+		t.Errorf("index: %v", problems)
+	}
+}
+
+func TestWalkNeverFollowsLinks(t *testing.T) {
+	top := sandbox(t)
+	must(t, os.Symlink(".", filepath.Join(top, "root", "loop")))
+	must(t, os.Symlink("a", filepath.Join(top, "root", "b")))
+	must(t, os.Symlink("b", filepath.Join(top, "root", "a")))
+	must(t, os.Symlink("/", filepath.Join(top, "root", "slash")))
+	must(t, os.Symlink("../canary", filepath.Join(top, "root", "canary-dir")))
+	// A watched directory replaced by a link is held as the link.
+	must(t, os.RemoveAll(filepath.Join(top, "home")))
+	must(t, os.Symlink("/etc", filepath.Join(top, "home")))
+
+	s, err := Walk(top, nil, 0)
+	must(t, err)
+	for _, p := range []string{"root/loop", "root/a", "root/b", "root/slash", "root/canary-dir", "home"} {
+		if e, ok := s.Entry(p); !ok || e.Type != TypeLink {
+			t.Errorf("%s: got %+v, want a link entry", p, e)
+		}
+	}
+	for _, p := range s.Paths() {
+		for _, l := range []string{"root/loop/", "root/slash/", "root/canary-dir/", "home/"} {
+			if strings.HasPrefix(p, l) {
+				t.Errorf("%s: held through the link %s", p, l)
+			}
+		}
+	}
+	if e, _ := s.Entry("root/slash"); e.Target != "/" {
+		t.Errorf("root/slash target = %q, want /", e.Target)
+	}
+}
+
+func TestWalkMissingDirIsNotAnError(t *testing.T) {
+	top := sandbox(t)
+	must(t, os.RemoveAll(filepath.Join(top, "root-evil")))
+	s, err := Walk(top, nil, 0)
+	must(t, err)
+	if _, ok := s.Entry("root-evil"); ok {
+		t.Errorf("root-evil is held but does not exist")
+	}
+	if _, ok := s.Entry("root/ok.txt"); !ok {
+		t.Errorf("root/ok.txt missing")
+	}
+}
+
+func TestWalkRejectsBadDirs(t *testing.T) {
+	top := sandbox(t)
+	for _, d := range []string{"bin", "..", ".", "root/sub", "/etc", ""} {
+		if _, err := Walk(top, []string{d}, 0); err == nil {
+			t.Errorf("Walk(dirs=[%q]) = nil error, want one", d)
+		}
+		if _, err := New(Options{Top: top, Dirs: []string{d}}); err == nil {
+			t.Errorf("New(Dirs=[%q]) = nil error, want one", d)
+		}
+	}
+	if _, err := Walk(filepath.Join(top, "nope"), nil, 0); err == nil {
+		t.Errorf("Walk of a missing top = nil error, want one")
+	}
+	if _, err := New(Options{}); err == nil {
+		t.Errorf("New with no Top = nil error, want one")
+	}
+}
+
+func TestWalkNegativeHashMaxHashesNothing(t *testing.T) {
+	top := sandbox(t)
+	s, err := Walk(top, nil, -1)
+	must(t, err)
+	if e, _ := s.Entry("root/ok.txt"); e.Hash != "" {
+		t.Errorf("root/ok.txt hash = %q with hashMax -1, want none", e.Hash)
+	}
+}
+
+func TestWalkDepthLimit(t *testing.T) {
+	top := sandbox(t)
+	p := filepath.Join(top, "tmp")
+	rel := "tmp"
+	for range maxDepth + 2 {
+		p = filepath.Join(p, "d")
+		rel += "/d"
+		must(t, os.Mkdir(p, 0o755))
+	}
+	s, err := Walk(top, nil, 0)
+	must(t, err)
+	u := s.Unreadable()
+	if len(u) != 1 {
+		t.Fatalf("Unreadable() = %v, want one directory past the depth limit", u)
+	}
+	for d, why := range u {
+		if depth(d) != maxDepth+1 || !strings.Contains(why, "deeper") {
+			t.Errorf("unreadable %s (%s), want the directory at depth %d", d, why, maxDepth+1)
+		}
+		if _, ok := s.Entry(d + "/d"); ok {
+			t.Errorf("%s/d held past the depth limit", d)
+		}
+	}
+}
+
+func TestWalkBoundsEntries(t *testing.T) {
+	top := sandbox(t)
+	for i := range 20 {
+		write(t, filepath.Join(top, "tmp", "f"+string(rune('a'+i))), "x")
+	}
+	root, err := os.OpenRoot(top)
+	must(t, err)
+	defer root.Close()
+	tr := newTree(root, DefaultDirs, DefaultHashMax, 10)
+	tr.walk()
+	if tr.snap.Len() != 10 {
+		t.Errorf("held %d entries, want the limit 10", tr.snap.Len())
+	}
+	full, err := Walk(top, nil, 0)
+	must(t, err)
+	if got, want := tr.snap.Dropped(), full.Len()-10; got != want {
+		t.Errorf("Dropped() = %d, want %d", got, want)
+	}
+	if problems := coherent(tr.snap); len(problems) > 0 {
+		t.Errorf("index: %v", problems)
+	}
+}
+
+func TestOutside(t *testing.T) {
+	cases := []struct {
+		path string
+		want bool
+	}{
+		{"root", false},
+		{"root/x", false},
+		{"root/a/b", false},
+		{"root-evil/x", true},
+		{"root-evil", true},
+		{"rootx", true},
+		{"canary/secret.txt", true},
+		{"tmp/a", true},
+		{"root/../canary/x", true},
+		{"../root/x", true},
+	}
+	for _, c := range cases {
+		if got := Outside(c.path, "root"); got != c.want {
+			t.Errorf("Outside(%q, \"root\") = %v, want %v", c.path, got, c.want)
+		}
+	}
+}

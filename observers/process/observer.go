@@ -1,0 +1,359 @@
+package process
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sealmark/sealmark/observers"
+)
+
+// Options configures an Observer. The zero value watches only tracked
+// leaders and their trees, with no exec log and no masking.
+type Options struct {
+	// Marker is the "NAME=VALUE" entry the harness puts in every server's
+	// environment (see Marker). A process whose environment holds it belongs
+	// to the run wherever it sits in the tree. "" turns that rule off.
+	Marker string
+	// Bin is the sandbox's bin directory; its .exec.log lists the sm-*
+	// programs that ran (smbin.ReadExecLog). "" means no exec records.
+	Bin string
+	// Secrets masks secret values in argv, exe and cwd before they are
+	// recorded; the engine passes its redactor's Mask. nil keeps text as is.
+	Secrets func(string) string
+	// Interval is how often the tree is sampled while a probe is open.
+	// Default 25 ms.
+	Interval time.Duration
+}
+
+// DefaultInterval is the sampling interval when Options.Interval is zero.
+const DefaultInterval = 25 * time.Millisecond
+
+// Bounds on what an Observer keeps.
+const (
+	maxPending = 10000 // records not yet returned
+	maxTokens  = 256   // recent probe tokens looked for in argv
+)
+
+// Observer watches the processes of one run. It is safe for concurrent use.
+type Observer struct {
+	counted  bool // New counted it in open
+	opts     Options
+	root     string // "/proc", or a fake tree in tests
+	self     int
+	selfPgid int
+	selfSid  int
+
+	mu      sync.Mutex
+	tracked []ident
+	seen    map[ident]string // members seen, with their comm
+	marked  map[ident]bool   // marker lookups of processes outside the tree
+	token   string           // the open probe, "" when none is
+	tokens  []string         // recent tokens, newest last
+	pending []observers.Record
+	dropped int
+	lost    map[string]bool // loss messages already recorded once
+	execs   execFollower
+	sampler *sampler
+	closed  bool
+}
+
+// New returns an Observer of the processes of one run. It needs /proc, so
+// it fails on anything but Linux.
+func New(o Options) (*Observer, error) {
+	if runtime.GOOS != "linux" {
+		return nil, fmt.Errorf("process observer: needs /proc (Linux); not available on %s", runtime.GOOS)
+	}
+	obs, err := newObserver(o, "/proc", os.Getpid())
+	if err == nil {
+		open.Add(1)
+		obs.counted = true
+	}
+	return obs, err
+}
+
+// open counts the Observers of this process not yet closed. Adoption (a
+// child of the harness that is no leader) identifies an orphan only when one
+// Observer is open: with several runs in one process (parallel tests) an
+// adopted child may be any run's, and only the marker tells.
+var open atomic.Int64
+
+func newObserver(o Options, root string, self int) (*Observer, error) {
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.Secrets == nil {
+		o.Secrets = func(s string) string { return s }
+	}
+	b, _, err := readBounded(filepath.Join(root, strconv.Itoa(self), "stat"), maxStat)
+	if err != nil {
+		return nil, fmt.Errorf("process observer: %w", err)
+	}
+	me, ok := parseStat(b)
+	if !ok {
+		return nil, fmt.Errorf("process observer: cannot parse %s/%d/stat", root, self)
+	}
+	return &Observer{
+		opts:     o,
+		root:     root,
+		self:     self,
+		selfPgid: me.pgid,
+		selfSid:  me.sid,
+		seen:     map[ident]string{},
+		marked:   map[ident]bool{},
+		lost:     map[string]bool{},
+		execs:    execFollower{bin: o.Bin},
+	}, nil
+}
+
+// Name returns "process".
+func (o *Observer) Name() string { return "process" }
+
+// Track adds pid, the leader of a start, to the processes watched. Call it
+// right after each start. The leader itself is not reported as spawned.
+func (o *Observer) Track(pid int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed || pid <= 0 || pid == o.self {
+		return
+	}
+	id := ident{pid: pid}
+	if s, ok := o.readStat(pid); ok {
+		id = s.id()
+		o.seen[id] = s.comm
+	}
+	o.tracked = append(o.tracked, id)
+	registerLeader(id)
+}
+
+// Begin opens the probe token: what is seen from now until the next Begin,
+// Sweep or Close is attributed to it. What was there before is sampled
+// first, so it is not.
+func (o *Observer) Begin(token string) {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
+	o.sample(true)
+	o.token = token
+	if token != "" {
+		o.rememberToken(token)
+	}
+	start := o.sampler == nil
+	if start {
+		o.sampler = newSampler()
+	}
+	s := o.sampler
+	o.mu.Unlock()
+	if start {
+		go o.run(s)
+	}
+}
+
+// Collect samples the tree once more and returns the records attributed to
+// token that no Collect returned yet. The probe stays open.
+func (o *Observer) Collect(token string) []observers.Record {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return nil
+	}
+	o.sample(true)
+	var out, keep []observers.Record
+	for _, r := range o.pending {
+		if r.Token == token {
+			out = append(out, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	o.pending = keep
+	return append(out, o.dropReport(token)...)
+}
+
+// Close stops the observer and returns every record no Collect returned:
+// spawns between probes and after shutdown, and loss records.
+func (o *Observer) Close() []observers.Record {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return nil
+	}
+	o.sample(true)
+	o.closed = true
+	if o.counted {
+		open.Add(-1)
+	}
+	unregisterLeaders(o.tracked)
+	o.tracked = nil
+	out := append(o.pending, o.dropReport("")...)
+	o.pending = nil
+	s := o.sampler
+	o.sampler, o.token = nil, ""
+	o.mu.Unlock()
+	s.halt()
+	return out
+}
+
+// Survivors returns the processes of the run that are still alive, by pid.
+func (o *Observer) Survivors() []Proc {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	procs, members, err := o.members()
+	if err != nil {
+		return nil
+	}
+	var out []Proc
+	for _, pid := range sortedPids(members) {
+		if s := procs[pid]; s.alive() {
+			out = append(out, o.proc(s))
+		}
+	}
+	return out
+}
+
+// PIDs returns the pids of the run's live processes, in increasing order:
+// the tree the sockets observer checks.
+func (o *Observer) PIDs() []int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	procs, members, err := o.members()
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, pid := range sortedPids(members) {
+		if procs[pid].alive() {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// proc reads the rest of what Proc holds about s, masked.
+func (o *Observer) proc(s stat) Proc {
+	exe, argv, _, _ := details(o.root, s.pid)
+	return Proc{PID: s.pid, PPID: s.ppid, PGID: s.pgid, SID: s.sid, Exe: o.mask(exe), Argv: o.maskAll(argv), Start: s.start}
+}
+
+func (o *Observer) readStat(pid int) (stat, bool) {
+	b, _, err := readBounded(filepath.Join(o.root, strconv.Itoa(pid), "stat"), maxStat)
+	if err != nil {
+		return stat{}, false
+	}
+	s, ok := parseStat(b)
+	return s, ok && s.pid == pid
+}
+
+// members scans /proc and returns every process and the pids of the run's.
+// o.mu is held.
+func (o *Observer) members() (map[int]stat, map[int]bool, error) {
+	procs, err := scanProcs(o.root)
+	if err != nil {
+		o.lossOnce("", "cannot list processes: %v", err)
+		return nil, nil, err
+	}
+	v := view{
+		self:     o.self,
+		selfPgid: o.selfPgid,
+		selfSid:  o.selfSid,
+		tracked:  o.tracked,
+		leader:   isLeader,
+		sticky:   func(id ident) bool { _, ok := o.seen[id]; return ok },
+		marker:   o.hasMarker,
+		alone:    !o.counted || open.Load() == 1,
+	}
+	for i, t := range o.tracked {
+		if i == 0 || t.start < v.since {
+			v.since = t.start
+		}
+	}
+	members := v.members(procs)
+	for id := range o.marked {
+		if s, ok := procs[id.pid]; !ok || s.start != id.start {
+			delete(o.marked, id)
+		}
+	}
+	return procs, members, nil
+}
+
+// hasMarker looks the marker up once per process. o.mu is held.
+func (o *Observer) hasMarker(s stat) bool {
+	if o.opts.Marker == "" || !s.alive() {
+		return false
+	}
+	id := s.id()
+	if m, ok := o.marked[id]; ok {
+		return m
+	}
+	m := hasMarker(o.root, s.pid, o.opts.Marker)
+	o.marked[id] = m
+	return m
+}
+
+// sample records what is new in the tree and in the exec log. force reads
+// the exec log even when it was read moments ago. o.mu is held.
+func (o *Observer) sample(force bool) {
+	procs, members, err := o.members()
+	if err == nil {
+		now := time.Now()
+		for _, pid := range sortedPids(members) {
+			s := procs[pid]
+			id := s.id()
+			comm, ok := o.seen[id]
+			switch {
+			case !ok:
+				o.seen[id] = s.comm
+				o.spawned(s, now)
+			case comm != s.comm && s.alive():
+				o.seen[id] = s.comm
+				o.execve(s, comm, now)
+			}
+		}
+		for id := range o.seen {
+			if s, ok := procs[id.pid]; !ok || s.start != id.start {
+				delete(o.seen, id)
+			}
+		}
+	}
+	o.execs.follow(o, force)
+}
+
+func (o *Observer) rememberToken(token string) {
+	for i, t := range o.tokens {
+		if t == token {
+			o.tokens = append(o.tokens[:i], o.tokens[i+1:]...)
+			break
+		}
+	}
+	o.tokens = append(o.tokens, token)
+	if len(o.tokens) > maxTokens {
+		o.tokens = o.tokens[len(o.tokens)-maxTokens:]
+	}
+}
+
+func (o *Observer) mask(s string) string {
+	if s == "" {
+		return s
+	}
+	return o.opts.Secrets(s)
+}
+
+func (o *Observer) maskAll(argv []string) []string {
+	if argv == nil {
+		return nil
+	}
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = o.mask(a)
+	}
+	return out
+}
+
+var _ observers.Observer = (*Observer)(nil)

@@ -1,0 +1,229 @@
+package size
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sealmark/sealmark/observers"
+)
+
+// Options configures a Watcher.
+type Options struct {
+	// Top is the directory whose bytes are counted: the sandbox.
+	Top string
+	// MaxBytes is the limit. Zero or less means none: the Watcher only
+	// keeps Total.
+	MaxBytes int64
+	// Interval is the time between samples. Default 200 ms.
+	Interval time.Duration
+	// OnExceed is called, from the Watcher's goroutine, each time the total
+	// goes over MaxBytes: the engine stops the sandbox's processes. It must
+	// not call Close. nil means nothing is called.
+	OnExceed func(total int64)
+}
+
+// DefaultInterval is the sampling interval when Options.Interval is zero.
+const DefaultInterval = 200 * time.Millisecond
+
+// waitSample bounds how long Begin, Collect and Close wait for a sample; a
+// walk that takes longer is left to finish in the background.
+const waitSample = 2 * time.Second
+
+// maxPending bounds the records a Watcher keeps.
+const maxPending = 1000
+
+// Watcher samples the size of a directory tree in its own goroutine. It is
+// safe for concurrent use.
+type Watcher struct {
+	opts  Options
+	total atomic.Int64
+	req   chan chan struct{} // an immediate sample, closed when done
+	stop  chan struct{}
+	done  chan struct{}
+
+	mu      sync.Mutex
+	token   string // the open probe, "" when none is
+	over    bool   // the last sample was over the limit
+	pending []observers.Record
+	lost    map[string]bool
+	closed  bool
+}
+
+// Start starts watching o.Top. The first sample is taken at once.
+func Start(o Options) *Watcher {
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	w := &Watcher{
+		opts: o,
+		req:  make(chan chan struct{}),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+		lost: map[string]bool{},
+	}
+	go w.run()
+	return w
+}
+
+// Name returns "size".
+func (w *Watcher) Name() string { return "size" }
+
+// Total returns the bytes counted by the latest sample.
+func (w *Watcher) Total() int64 { return w.total.Load() }
+
+// Begin samples, so a crossing that happened before is not attributed to
+// the probe, then opens the probe token until the next Begin or Close.
+func (w *Watcher) Begin(token string) {
+	w.sampleNow()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.closed {
+		w.token = token
+	}
+}
+
+// Collect samples and returns the records attributed to token that no
+// Collect returned yet.
+func (w *Watcher) Collect(token string) []observers.Record {
+	w.sampleNow()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	var out, keep []observers.Record
+	for _, r := range w.pending {
+		if r.Token == token {
+			out = append(out, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	w.pending = keep
+	return out
+}
+
+// Close takes a last sample, stops the Watcher, and returns every record no
+// Collect returned.
+func (w *Watcher) Close() []observers.Record {
+	w.sampleNow()
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	out := w.pending
+	w.pending = nil
+	w.mu.Unlock()
+	close(w.stop)
+	select {
+	case <-w.done:
+	case <-time.After(waitSample):
+	}
+	return out
+}
+
+// sampleNow asks the goroutine for a sample and waits for it, within
+// waitSample.
+func (w *Watcher) sampleNow() {
+	timer := time.NewTimer(waitSample)
+	defer timer.Stop()
+	reply := make(chan struct{})
+	select {
+	case w.req <- reply:
+	case <-w.stop:
+		return
+	case <-timer.C:
+		return
+	}
+	select {
+	case <-reply:
+	case <-w.done:
+	case <-timer.C:
+	}
+}
+
+func (w *Watcher) run() {
+	defer close(w.done)
+	t := time.NewTicker(w.opts.Interval)
+	defer t.Stop()
+	w.sample(nil)
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.sample(nil)
+		case reply := <-w.req:
+			w.sample(reply)
+		}
+	}
+}
+
+// sample counts the tree, records a crossing of the limit, closes reply,
+// and then calls OnExceed if the limit was crossed.
+func (w *Watcher) sample(reply chan struct{}) {
+	total, err := usage(w.opts.Top, w.stop)
+	if errors.Is(err, errStopped) {
+		if reply != nil {
+			close(reply)
+		}
+		return
+	}
+	w.total.Store(total)
+	limit := w.opts.MaxBytes
+	w.mu.Lock()
+	if err != nil {
+		w.lossOnce("unreadable", err.Error())
+	}
+	crossed := false
+	switch {
+	case limit <= 0:
+	case total > limit && !w.over:
+		w.over, crossed = true, true
+		w.add(observers.KindSize, fmt.Sprintf("sandbox grew to %d bytes, over the %d-byte limit", total, limit), map[string]string{
+			"op":    "exceeded",
+			"total": strconv.FormatInt(total, 10),
+			"limit": strconv.FormatInt(limit, 10),
+		})
+	case total <= limit:
+		w.over = false
+	}
+	w.mu.Unlock()
+	if reply != nil {
+		close(reply)
+	}
+	if crossed && w.opts.OnExceed != nil {
+		w.opts.OnExceed(total)
+	}
+}
+
+// add keeps a record attributed to the open probe. w.mu is held.
+func (w *Watcher) add(kind, summary string, data map[string]string) {
+	if len(w.pending) >= maxPending {
+		return
+	}
+	if w.token != "" {
+		data["attributed"] = "time"
+	}
+	w.pending = append(w.pending, observers.Record{
+		Kind: kind, Observer: w.Name(), Time: time.Now(), Token: w.token, Summary: summary, Data: data,
+	})
+}
+
+// lossOnce records an unreadable part of the tree, once per key. w.mu is
+// held.
+func (w *Watcher) lossOnce(key, msg string) {
+	if w.lost[key] {
+		return
+	}
+	w.lost[key] = true
+	w.add(observers.KindLoss, "the sandbox size undercounts: "+msg, map[string]string{"op": "loss"})
+}
+
+var _ observers.Observer = (*Watcher)(nil)

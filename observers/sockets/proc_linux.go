@@ -1,0 +1,3 @@
+package sockets
+
+const haveProc = true

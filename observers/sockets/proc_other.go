@@ -1,0 +1,5 @@
+//go:build !linux
+
+package sockets
+
+const haveProc = false

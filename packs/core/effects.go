@@ -1,0 +1,88 @@
+package core
+
+import (
+	"strings"
+
+	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// These probes judge what the observers saw while the core pack ran. They
+// come after exits-on-stdin-close, so the whole start is behind them.
+
+var noOrphans = packs.Probe{
+	ID:       "CORE-NO-ORPHANS",
+	Name:     "no-orphans",
+	Severity: packs.High,
+	CWE:      "CWE-404",
+	Doc:      "nothing the server started may outlive it: no orphan, no daemon",
+	Run: func(p *packs.Pass) {
+		if p.Observed == nil {
+			p.NotApplicable("no process observer on this run")
+			return
+		}
+		if p.Server.Alive() {
+			p.Inconclusive("the server is still running, so what outlives it cannot be told yet")
+			return
+		}
+		for _, r := range p.Observed.Survivors() {
+			p.Reportf("a process of the server outlived it: %s", r.Summary).Evidencef("process", "%s", r.Summary)
+		}
+	},
+}
+
+// outsideRoot reports whether a file record's path is outside root/ in a
+// place a server has no business writing: root-evil, canary or the sandbox
+// top. home and tmp are the server's own HOME and TMPDIR.
+func outsideRoot(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	switch first {
+	case "root", "home", "tmp", "bin":
+		return false
+	}
+	return true
+}
+
+var filesOutsideRoot = packs.Probe{
+	ID:       "CORE-WRITES-OUTSIDE-ROOT",
+	Name:     "writes-outside-root",
+	Severity: packs.Critical,
+	CWE:      "CWE-22",
+	Doc:      "while the core probes ran, the server must not change anything outside its root (root-evil, canary, the sandbox top)",
+	Run: func(p *packs.Pass) {
+		if p.Observed == nil {
+			p.NotApplicable("no files observer on this run")
+			return
+		}
+		for _, r := range p.Observed.Pack() {
+			if r.Kind != observers.KindFile || !outsideRoot(r.Data["path"]) {
+				continue
+			}
+			p.Reportf("the server changed a file outside its root: %s", r.Summary).Evidencef("files", "%s", r.Summary)
+		}
+	},
+}
+
+var noListener = packs.Probe{
+	ID:       "CORE-NO-LISTENER",
+	Name:     "no-listening-socket",
+	Severity: packs.Medium,
+	CWE:      "CWE-1327",
+	Doc:      "a stdio server must not open a listening socket; one on all interfaces is worse",
+	Run: func(p *packs.Pass) {
+		if p.Observed == nil {
+			p.NotApplicable("no sockets observer on this run")
+			return
+		}
+		for _, r := range p.Observed.Pack() {
+			if r.Kind != observers.KindSocket || r.Data["op"] != "listen" {
+				continue
+			}
+			f := p.Reportf("the server opened a listening socket: %s", r.Summary)
+			f.Evidencef("sockets", "%s", r.Summary)
+			if r.Data["scope"] == "all-interfaces" {
+				f.Severity = packs.High
+			}
+		}
+	},
+}
