@@ -72,10 +72,12 @@ func TestCallbackIsAttributedByToken(t *testing.T) {
 	require.NotNil(t, r, "no connection recorded for the tool sweep")
 	assert.Equal(t, "token", r.Data["attributed"])
 	assert.Contains(t, r.Data["target"], "/cb/sealmark-{token}")
-	var text strings.Builder
+	var text, js strings.Builder
 	require.NoError(t, report.WriteText(&text, rep))
-	require.NoError(t, report.WriteJSON(&text, rep))
-	assert.NotContains(t, text.String(), "smtok-", "tokens appear as {token}")
+	require.NoError(t, report.WriteJSON(&js, rep))
+	assert.Regexp(t, `seen: connection: GET /cb/sealmark-\{token\}`, text.String(), "the text report shows the observation under its probe")
+	assert.Contains(t, js.String(), `"kind": "connection"`)
+	assert.NotContains(t, text.String()+js.String(), "smtok-", "tokens appear as {token}")
 }
 
 // TestRedirectReachesUpstreamAndListener: a server that follows the

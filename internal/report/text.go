@@ -172,6 +172,9 @@ func writePacks(b *strings.Builder, rep *Report) {
 			for _, n := range pr.Notes {
 				line(b, detail+"note: ", n)
 			}
+			for _, r := range pr.Observations {
+				line(b, detail+"seen: "+clean(r.Kind)+": ", r.Summary)
+			}
 		}
 	}
 }
@@ -193,6 +196,12 @@ func writeFinding(b *strings.Builder, f packs.Finding, detail string) {
 }
 
 func writeFooter(b *strings.Builder, rep *Report) {
+	if len(rep.Timeline) > 0 {
+		b.WriteString("\ntimeline (seen outside any probe):\n")
+		for _, r := range rep.Timeline {
+			line(b, "  "+clean(r.Kind)+": ", r.Summary)
+		}
+	}
 	if len(rep.NotCovered) > 0 {
 		b.WriteString("\nnot covered:\n")
 		for _, nc := range rep.NotCovered {

@@ -2,6 +2,7 @@ package loopback
 
 import (
 	"fmt"
+	"github.com/sealmark/sealmark/observers/internal/ledger"
 	"io"
 	"net"
 	"strconv"
@@ -38,10 +39,10 @@ func (l *Listener) serve(c net.Conn, at time.Time, open string) {
 	}()
 	b, full := readRequest(c, l.lim.read)
 	req := parseRequest(b)
-	tok, how := l.book.attribute(b, open)
+	tok, how := l.book.Attribute(b, open)
 	// Recorded before answering, so a client holding the answer knows the
 	// record is there.
-	l.book.add(record(c, at, b, full, req, tok, how))
+	l.book.Add(record(c, at, b, full, req, tok, how))
 	if req != nil {
 		l.answer(c, req)
 	}
@@ -94,7 +95,7 @@ func record(c net.Conn, at time.Time, b []byte, full bool, req *request, tok, ho
 		"peer":        peer,
 		"local":       c.LocalAddr().String(),
 		"bytes":       strconv.Itoa(len(b)),
-		"token_found": strconv.FormatBool(how == byToken),
+		"token_found": strconv.FormatBool(how == ledger.ByToken),
 		"attributed":  how,
 	}
 	if full {
@@ -129,9 +130,9 @@ func record(c net.Conn, at time.Time, b []byte, full bool, req *request, tok, ho
 // because says in a summary how the record was attributed.
 func because(how, where string) string {
 	switch how {
-	case byToken:
+	case ledger.ByToken:
 		return "token in " + where
-	case byTime:
+	case ledger.ByTime:
 		return "no token; during the open probe"
 	}
 	return "no token; no probe open"

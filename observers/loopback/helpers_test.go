@@ -98,10 +98,5 @@ func (l *Listener) counts() (active int, refused int64) {
 	l.mu.Lock()
 	active = len(l.active)
 	l.mu.Unlock()
-	l.book.mu.RLock()
-	defer l.book.mu.RUnlock()
-	for _, n := range l.book.refused {
-		refused += n
-	}
-	return active, refused
+	return active, l.book.Refused()
 }

@@ -2,6 +2,7 @@ package loopback
 
 import (
 	"errors"
+	"github.com/sealmark/sealmark/observers/internal/ledger"
 	"net"
 	"strconv"
 	"sync"
@@ -40,7 +41,7 @@ type Listener struct {
 	lim  limits
 	ln4  net.Listener
 	ln6  net.Listener // nil when IPv6 loopback is unavailable
-	book *ledger
+	book *ledger.Ledger
 
 	slots     chan struct{} // one per connection being served
 	accepting sync.WaitGroup
@@ -64,7 +65,7 @@ func listen(lim limits) (*Listener, error) {
 	l := &Listener{
 		lim:    lim,
 		ln4:    ln4,
-		book:   newLedger("loopback", lim.records, lim.conns, lim.tokens),
+		book:   ledger.New("loopback", lim.records, lim.conns, lim.tokens),
 		slots:  make(chan struct{}, lim.conns),
 		active: make(map[net.Conn]struct{}),
 	}
@@ -112,11 +113,11 @@ func (l *Listener) Name() string { return "loopback" }
 // connection carrying no registered token is attributed to the probe open
 // when it was accepted. Begin("") opens none: later connections without a
 // token are attributed to no probe.
-func (l *Listener) Begin(token string) { l.book.begin(token) }
+func (l *Listener) Begin(token string) { l.book.Begin(token) }
 
 // Collect returns the records attributed to token that no Collect returned
 // yet, with a loss record for each kind of loss counted against it.
-func (l *Listener) Collect(token string) []observers.Record { return l.book.collect(token) }
+func (l *Listener) Collect(token string) []observers.Record { return l.book.Collect(token) }
 
 // Close stops accepting, gives the connections still open a short grace to
 // finish sending, waits for them, and returns every record not yet
@@ -151,7 +152,7 @@ func (l *Listener) Close() []observers.Record {
 		l.mu.Unlock()
 		l.serving.Wait()
 	}
-	return l.book.close()
+	return l.book.Close()
 }
 
 // accept serves ln until it is closed.
@@ -166,12 +167,12 @@ func (l *Listener) accept(ln net.Listener) {
 			time.Sleep(10 * time.Millisecond) // e.g. out of file descriptors
 			continue
 		}
-		at, open := time.Now(), l.book.current()
+		at, open := time.Now(), l.book.Current()
 		select {
 		case l.slots <- struct{}{}:
 		default:
 			c.Close()
-			l.book.refuse(open)
+			l.book.Refuse(open)
 			continue
 		}
 		c.SetReadDeadline(at.Add(l.lim.wait))

@@ -102,10 +102,5 @@ func eventually(t testing.TB, what string, cond func() bool) {
 
 // counts reports the connections being served and those refused so far.
 func (s *Stub) counts() (active int, refused int64) {
-	s.book.mu.RLock()
-	defer s.book.mu.RUnlock()
-	for _, n := range s.book.refused {
-		refused += n
-	}
-	return len(s.ln.slots), refused
+	return len(s.ln.slots), s.book.Refused()
 }

@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"fmt"
+	"github.com/sealmark/sealmark/observers/internal/ledger"
 	"maps"
 	"net"
 	"net/http"
@@ -29,7 +30,7 @@ func (s *Stub) record(r *http.Request, at time.Time, n int, full bool, status in
 		"headers":     clean(headerNames(r), 1024),
 		"bytes":       strconv.Itoa(n),
 		"status":      strconv.Itoa(status),
-		"token_found": strconv.FormatBool(how == byToken),
+		"token_found": strconv.FormatBool(how == ledger.ByToken),
 		"attributed":  how,
 	}
 	if full {
@@ -62,9 +63,9 @@ func (s *Stub) record(r *http.Request, at time.Time, n int, full bool, status in
 // because says in a summary how the record was attributed.
 func because(how string) string {
 	switch how {
-	case byToken:
+	case ledger.ByToken:
 		return "token in request"
-	case byTime:
+	case ledger.ByTime:
 		return "no token; during the open probe"
 	}
 	return "no token; no probe open"

@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"github.com/sealmark/sealmark/observers/internal/ledger"
 	"io"
 	"log"
 	"net"
@@ -74,7 +75,7 @@ type Stub struct {
 	routes   []Route
 	srv      *http.Server
 	ln       *limitListener
-	book     *ledger
+	book     *ledger.Ledger
 	vault    *vault
 	served   chan struct{} // closed when Serve returns
 
@@ -104,7 +105,7 @@ func start(o Options, lim limits) (*Stub, error) {
 		url:      "http://" + ln.Addr().String(),
 		redirect: o.Redirect,
 		host:     o.Host,
-		book:     newLedger("upstream", lim.records, lim.conns, lim.tokens),
+		book:     ledger.New("upstream", lim.records, lim.conns, lim.tokens),
 		vault:    &vault{max: lim.credentials},
 		served:   make(chan struct{}),
 	}
@@ -125,7 +126,7 @@ func start(o Options, lim limits) (*Stub, error) {
 	s.ln = &limitListener{
 		Listener: ln,
 		slots:    make(chan struct{}, lim.conns),
-		refuse:   func() { s.book.refuse(s.book.current()) },
+		refuse:   func() { s.book.Refuse(s.book.Current()) },
 	}
 	go func() {
 		defer close(s.served)
@@ -144,11 +145,11 @@ func (s *Stub) Name() string { return "upstream" }
 // Begin opens the probe with this token and closes the one open before. A
 // request carrying no registered token is attributed to the probe open when
 // its handling started. Begin("") opens none.
-func (s *Stub) Begin(token string) { s.book.begin(token) }
+func (s *Stub) Begin(token string) { s.book.Begin(token) }
 
 // Collect returns the records attributed to token that no Collect returned
 // yet, with a loss record for each kind of loss counted against it.
-func (s *Stub) Collect(token string) []observers.Record { return s.book.collect(token) }
+func (s *Stub) Collect(token string) []observers.Record { return s.book.Collect(token) }
 
 // Credentials returns the credentials seen in requests attributed to token,
 // oldest first. Unlike Collect it returns them again on every call; the
@@ -181,7 +182,7 @@ func (s *Stub) Close() []observers.Record {
 	// Every connection is closed, so a handler's reads and writes fail at
 	// once; the bound is a safety net.
 	waitFor(&s.handlers, s.lim.write+time.Second)
-	return s.book.close()
+	return s.book.Close()
 }
 
 // enter admits a handler unless Close is past the point of waiting.
@@ -206,15 +207,15 @@ func (s *Stub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.inflight.Add(-1)
 		s.handlers.Done()
 	}()
-	at, open := time.Now(), s.book.current()
+	at, open := time.Now(), s.book.Current()
 	body, full := readBody(r.Body, s.lim.body)
 	resp := s.answer(r)
 	creds := credentialsOf(r)
-	tok, how := s.book.attribute(requestBytes(r, body), open)
+	tok, how := s.book.Attribute(requestBytes(r, body), open)
 	s.vault.add(tok, creds)
 	// Recorded before answering, so a client holding the answer knows the
 	// record is there.
-	s.book.add(s.record(r, at, len(body), full, resp.status, creds, tok, how))
+	s.book.Add(s.record(r, at, len(body), full, resp.status, creds, tok, how))
 	resp.write(w)
 }
 

@@ -1,4 +1,4 @@
-package upstream
+package ledger
 
 // tokenSet holds the tokens most recently passed to Begin, oldest evicted
 // first, and finds which of them occur in a byte string. Finding costs one

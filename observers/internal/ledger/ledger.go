@@ -1,4 +1,13 @@
-package loopback
+// Package ledger attributes what the loopback listener and the upstream
+// stub receive to probes, by the token found in it or by the probe open
+// when it arrived, and keeps the records until a Collect returns them.
+//
+//	book := ledger.New("loopback", 10000, 64, 4096)
+//	book.Begin(token)
+//	tok, how := book.Attribute(received, book.Current())
+//	book.Add(observers.Record{Token: tok, Data: map[string]string{"attributed": how}})
+//	recs := book.Collect(token)
+package ledger
 
 import (
 	"fmt"
@@ -11,20 +20,17 @@ import (
 	"github.com/sealmark/sealmark/observers"
 )
 
-// This file and its twin in the other observer package (loopback, upstream)
-// are kept identical apart from the package clause.
-
 // How a record was attributed to a probe, in Data["attributed"].
 const (
-	byToken = "token" // a registered token occurs in what was received
-	byTime  = "time"  // no token occurs: the probe open when it arrived
-	byNone  = "none"  // no token occurs and no probe was open
+	ByToken = "token" // a registered token occurs in what was received
+	ByTime  = "time"  // no token occurs: the probe open when it arrived
+	ByNone  = "none"  // no token occurs and no probe was open
 )
 
-// ledger attributes records to probes and keeps them until a Collect or
+// Ledger attributes records to probes and keeps them until a Collect or
 // Close returns them. It keeps at most maxRecords; what it drops or refuses
 // it counts per probe and reports as KindLoss records.
-type ledger struct {
+type Ledger struct {
 	observer   string
 	maxRecords int
 	maxConns   int // the limit named in a refused-connections loss record
@@ -39,8 +45,9 @@ type ledger struct {
 	closed  bool
 }
 
-func newLedger(observer string, maxRecords, maxConns, maxTokens int) *ledger {
-	return &ledger{
+// New returns a Ledger for the named observer with its bounds.
+func New(observer string, maxRecords, maxConns, maxTokens int) *Ledger {
+	return &Ledger{
 		observer:   observer,
 		maxRecords: maxRecords,
 		maxConns:   maxConns,
@@ -51,40 +58,40 @@ func newLedger(observer string, maxRecords, maxConns, maxTokens int) *ledger {
 	}
 }
 
-// begin opens the probe with this token, closing the one open before. An
+// Begin opens the probe with this token, closing the one open before. An
 // empty token opens none.
-func (g *ledger) begin(tok string) {
+func (g *Ledger) Begin(tok string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.tokens.add(tok)
 	g.open = tok
 }
 
-// current returns the open probe's token, "" when none is open.
-func (g *ledger) current() string {
+// Current returns the open probe's token, "" when none is open.
+func (g *Ledger) Current() string {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	return g.open
 }
 
-// attribute returns the token a record of b belongs to and how it was
+// Attribute returns the token a record of b belongs to and how it was
 // chosen: a registered token found in b wins (the latest begun when several
 // occur), else open, the probe open when b started to arrive.
-func (g *ledger) attribute(b []byte, open string) (tok, how string) {
+func (g *Ledger) Attribute(b []byte, open string) (tok, how string) {
 	g.mu.RLock()
 	found := g.tokens.find(b)
 	g.mu.RUnlock()
 	switch {
 	case found != "":
-		return found, byToken
+		return found, ByToken
 	case open != "":
-		return open, byTime
+		return open, ByTime
 	}
-	return "", byNone
+	return "", ByNone
 }
 
-// add keeps r for its token, or counts it as dropped when full.
-func (g *ledger) add(r observers.Record) {
+// Add keeps r for its token, or counts it as dropped when full.
+func (g *Ledger) Add(r observers.Record) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -98,8 +105,8 @@ func (g *ledger) add(r observers.Record) {
 	g.kept++
 }
 
-// refuse counts a connection closed unread because too many were open.
-func (g *ledger) refuse(tok string) {
+// Refuse counts a connection closed unread because too many were open.
+func (g *Ledger) Refuse(tok string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.closed {
@@ -107,8 +114,8 @@ func (g *ledger) refuse(tok string) {
 	}
 }
 
-// collect returns tok's records not yet returned and its loss records.
-func (g *ledger) collect(tok string) []observers.Record {
+// Collect returns tok's records not yet returned and its loss records.
+func (g *Ledger) Collect(tok string) []observers.Record {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	out := g.pending[tok]
@@ -118,9 +125,9 @@ func (g *ledger) collect(tok string) []observers.Record {
 	return append(out, g.lossesLocked(tok, time.Now())...)
 }
 
-// close returns everything not yet returned, oldest first, then the loss
+// Close returns everything not yet returned, oldest first, then the loss
 // records, and keeps nothing more.
-func (g *ledger) close() []observers.Record {
+func (g *Ledger) Close() []observers.Record {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -146,7 +153,7 @@ func (g *ledger) close() []observers.Record {
 	return out
 }
 
-func (g *ledger) lossesLocked(tok string, now time.Time) []observers.Record {
+func (g *Ledger) lossesLocked(tok string, now time.Time) []observers.Record {
 	var out []observers.Record
 	if n := g.refused[tok]; n > 0 {
 		out = append(out, g.loss(tok, now, "connections", n, g.maxConns,
@@ -161,7 +168,7 @@ func (g *ledger) lossesLocked(tok string, now time.Time) []observers.Record {
 	return out
 }
 
-func (g *ledger) loss(tok string, now time.Time, reason string, n int64, limit int, summary string) observers.Record {
+func (g *Ledger) loss(tok string, now time.Time, reason string, n int64, limit int, summary string) observers.Record {
 	return observers.Record{
 		Kind:     observers.KindLoss,
 		Observer: g.observer,
@@ -177,3 +184,14 @@ func (g *ledger) loss(tok string, now time.Time, reason string, n int64, limit i
 }
 
 func byArrival(a, b observers.Record) int { return a.Time.Compare(b.Time) }
+
+// Refused returns how many connections were refused so far, over all probes.
+func (g *Ledger) Refused() int64 {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var n int64
+	for _, c := range g.refused {
+		n += c
+	}
+	return n
+}
