@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/sealmark/sealmark/observers"
 )
@@ -103,18 +101,18 @@ func record(c net.Conn, at time.Time, b []byte, full bool, req *request, tok, ho
 	}
 	var summary string
 	if req != nil {
-		data["method"] = clean(req.method, 64)
-		data["target"] = clean(req.target, 1024)
-		data["headers"] = clean(strings.Join(req.names, ","), 1024)
+		data["method"] = ledger.Clean(req.method, 64)
+		data["target"] = ledger.Clean(req.target, 1024)
+		data["headers"] = ledger.Clean(strings.Join(req.names, ","), 1024)
 		if req.host != "" {
-			data["host"] = clean(req.host, 256)
+			data["host"] = ledger.Clean(req.host, 256)
 		}
 		for key, v := range req.values {
-			data[key] = clean(v, 256)
+			data[key] = ledger.Clean(v, 256)
 		}
-		summary = fmt.Sprintf("%s %s from %s (%s)", data["method"], clean(req.target, 120), peer, because(how, "request"))
+		summary = fmt.Sprintf("%s %s from %s (%s)", data["method"], ledger.Clean(req.target, 120), peer, because(how, "request"))
 	} else {
-		data["preview"] = clean(string(b[:min(len(b), previewLen)]), 4*previewLen)
+		data["preview"] = ledger.Clean(string(b[:min(len(b), previewLen)]), 4*previewLen)
 		summary = fmt.Sprintf("%d bytes, not HTTP, from %s (%s)", len(b), peer, because(how, "data"))
 	}
 	return observers.Record{
@@ -136,29 +134,4 @@ func because(how, where string) string {
 		return "no token; during the open probe"
 	}
 	return "no token; no probe open"
-}
-
-// clean makes text from a client safe to print: it escapes control
-// characters and invalid UTF-8 and cuts the result at about max bytes.
-func clean(s string, max int) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if b.Len() >= max {
-			b.WriteString("…")
-			break
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-		i += size
-	}
-	return b.String()
 }

@@ -142,7 +142,7 @@ func (l *Listener) Close() []observers.Record {
 		c.SetReadDeadline(cut)
 	}
 	l.mu.Unlock()
-	if !waitFor(&l.serving, l.lim.write+2*l.lim.grace+time.Second) {
+	if !ledger.WaitFor(&l.serving, l.lim.write+2*l.lim.grace+time.Second) {
 		// Every read and write has a deadline, so this is a safety net: end
 		// what is still open so no goroutine outlives Close for long.
 		l.mu.Lock()
@@ -188,21 +188,4 @@ func (l *Listener) isClosing() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.closing
-}
-
-// waitFor waits for wg at most d and reports whether it finished.
-func waitFor(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
 }

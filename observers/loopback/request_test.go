@@ -41,9 +41,3 @@ func TestParseRequest(t *testing.T) {
 		})
 	}
 }
-
-func TestClean(t *testing.T) {
-	assert.Equal(t, `a\x00b\x1b[31mé\xff`, clean("a\x00b\x1b[31mé\xff", 100))
-	assert.Equal(t, "abc…", clean("abcdef", 3))
-	assert.Equal(t, `\u2028`, clean("\u2028", 100))
-}

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"github.com/sealmark/sealmark/observers/internal/ledger"
 	"maps"
 	"net/http"
 	"net/url"
@@ -81,7 +82,7 @@ func credentialsOf(r *http.Request) []Credential {
 	}
 	for _, p := range queryPairs(r.URL.RawQuery) {
 		if p.hasValue && redact.SecretName(p.name) {
-			add("query:"+clean(p.name, 128), p.value)
+			add("query:"+ledger.Clean(p.name, 128), p.value)
 		}
 	}
 	return out

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/sealmark/sealmark/observers"
 )
@@ -20,14 +18,14 @@ import (
 // record describes one request. It names headers and where credentials
 // were, never their values, and masks secret-looking query values.
 func (s *Stub) record(r *http.Request, at time.Time, n int, full bool, status int, creds []Credential, tok, how string) observers.Record {
-	host := clean(r.Host, 256)
-	path := clean(redactedTarget(r.URL), 1024)
+	host := ledger.Clean(r.Host, 256)
+	path := ledger.Clean(redactedTarget(r.URL), 1024)
 	data := map[string]string{
 		"peer":        r.RemoteAddr,
-		"method":      clean(r.Method, 64),
+		"method":      ledger.Clean(r.Method, 64),
 		"path":        path,
 		"host":        host,
-		"headers":     clean(headerNames(r), 1024),
+		"headers":     ledger.Clean(headerNames(r), 1024),
 		"bytes":       strconv.Itoa(n),
 		"status":      strconv.Itoa(status),
 		"token_found": strconv.FormatBool(how == ledger.ByToken),
@@ -36,7 +34,7 @@ func (s *Stub) record(r *http.Request, at time.Time, n int, full bool, status in
 	if full {
 		data["truncated"] = "true"
 	}
-	summary := fmt.Sprintf("%s %s on %s answered %d (%s)", data["method"], clean(path, 120), host, status, because(how))
+	summary := fmt.Sprintf("%s %s on %s answered %d (%s)", data["method"], ledger.Clean(path, 120), host, status, because(how))
 	if len(creds) > 0 {
 		where := places(creds)
 		data["credentials"] = where
@@ -46,7 +44,7 @@ func (s *Stub) record(r *http.Request, at time.Time, n int, full bool, status in
 			mismatch := !sameHost(r.Host, s.host)
 			data["host_mismatch"] = strconv.FormatBool(mismatch)
 			if mismatch {
-				summary += ", not the configured " + clean(s.host, 256)
+				summary += ", not the configured " + ledger.Clean(s.host, 256)
 			}
 		}
 	}
@@ -105,29 +103,4 @@ func requestBytes(r *http.Request, body []byte) []byte {
 	}
 	b.Write(body)
 	return b.Bytes()
-}
-
-// clean makes text from a client safe to print: it escapes control
-// characters and invalid UTF-8 and cuts the result at about max bytes.
-func clean(s string, max int) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if b.Len() >= max {
-			b.WriteString("…")
-			break
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-		i += size
-	}
-	return b.String()
 }

@@ -181,7 +181,7 @@ func (s *Stub) Close() []observers.Record {
 	s.mu.Unlock()
 	// Every connection is closed, so a handler's reads and writes fail at
 	// once; the bound is a safety net.
-	waitFor(&s.handlers, s.lim.write+time.Second)
+	ledger.WaitFor(&s.handlers, s.lim.write+time.Second)
 	return s.book.Close()
 }
 
@@ -227,21 +227,4 @@ func readBody(body io.Reader, max int64) (b []byte, full bool) {
 		return b[:max], true
 	}
 	return b, false
-}
-
-// waitFor waits for wg at most d and reports whether it finished.
-func waitFor(wg *sync.WaitGroup, d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
 }
