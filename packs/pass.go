@@ -30,6 +30,10 @@ type Pass struct {
 	Server  Server
 	Surface *Surface
 	Sandbox *Sandbox // nil when the run has no sandbox
+	// Vars are the run's placeholder values by name, without braces:
+	// sandbox, sandbox_home, cwd, port, listener, upstream (those the run
+	// has). The probe's own token is Token.
+	Vars map[string]string
 	// Canaries are the secrets planted in this start's environment (empty
 	// on starts that get none).
 	Canaries []Secret

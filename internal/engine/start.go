@@ -183,7 +183,7 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 		p := &packs.Pass{
 			Ctx: ctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface,
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
-			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared,
+			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared, Vars: e.vars,
 		}
 		e.mu.Lock()
 		e.sizeHit = false
