@@ -3,6 +3,7 @@ package packs
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/sealmark/sealmark/observers"
@@ -30,6 +31,9 @@ type Pass struct {
 	Server  Server
 	Surface *Surface
 	Sandbox *Sandbox // nil when the run has no sandbox
+	// HTTP is the HTTP server's endpoint, for probes that need raw
+	// requests (status codes, headers); nil for a stdio server.
+	HTTP *HTTPTarget
 	// Vars are the run's placeholder values by name, without braces:
 	// sandbox, sandbox_home, cwd, port, listener, upstream (those the run
 	// has). The probe's own token is Token.
@@ -53,6 +57,18 @@ type Pass struct {
 	verdict      Verdict
 	reason       string
 	requestCount int
+}
+
+// HTTPTarget is an HTTP server as raw probes reach it.
+type HTTPTarget struct {
+	URL     string            // the MCP endpoint, a loopback URL
+	Headers map[string]string // the configured headers, sent with every raw request too
+	Client  *http.Client      // reaches loopback only, follows no redirect
+	// Started is true when the harness started the server (--start), so
+	// its listening sockets belong to the run.
+	Started bool
+	// SessionID is the pack session's id, "" when the server uses none.
+	SessionID string
 }
 
 // Reportf records a finding at the probe's severity and returns it so the

@@ -177,4 +177,7 @@ type Server interface {
 	Alive() bool
 	// ExitStatus is "exit status 3", "signal: killed", or "" while running.
 	ExitStatus() string
+	// Transport is "stdio" or "http". Stdio-only checks (stdin, stdout
+	// framing) do not apply to an HTTP server.
+	Transport() string
 }

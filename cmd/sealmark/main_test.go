@@ -101,7 +101,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--packs", "nope", "--", "x"}, `unknown pack "nope"`},
 		{[]string{"run", "--fail-on", "severe", "--", "x"}, `--fail-on: want low, medium, high or critical, got "severe"`},
 		{[]string{"run", "--env", "NOEQUALS", "--", "x"}, `--env: want NAME=VALUE`},
-		{[]string{"run", "--url", "http://127.0.0.1:9/mcp"}, "HTTP servers are not supported yet"},
+		{[]string{"run", "--url", "http://127.0.0.1:9/mcp", "--", "x"}, "given as server.start (--start)"},
 		{[]string{"run", "--config", "/nonexistent/sealmark.yaml", "--", "x"}, "/nonexistent/sealmark.yaml"},
 		{[]string{"run", "--example", "--", "x"}, "give no command with it"},
 		{[]string{"run", "--active", "--", "x"}, "--active needs confirmation"},

@@ -64,9 +64,9 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.String("timeout", "30s", "bound on each server start up to its tool list")
 	fs.String("call-timeout", "10s", "bound on each request")
 	fs.String("max-mib", "1024", "sandbox size limit in MiB (sandbox.max_mib)")
-	fs.String("url", "", "an HTTP server's MCP endpoint (not supported yet)")
+	fs.String("url", "", "an HTTP server's MCP endpoint, a loopback `URL` (placeholders expand: http://127.0.0.1:{port}/mcp)")
 	fs.Var(&repeated{}, "header", "an HTTP header `Name: value` for --url (repeatable)")
-	fs.String("start", "", "a command that starts the HTTP server for --url (not supported yet)")
+	fs.String("start", "", "a `COMMAND` line that starts the HTTP server for --url, in the sandbox's throwaway directory (no shell)")
 	fs.String("baseline", "", "a file of accepted findings (not supported yet)")
 	return fs, f
 }
@@ -216,8 +216,8 @@ func resolve(f *runFlags, fs *flag.FlagSet, rest []string) (*config.Resolved, er
 func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 	s := res.Settings
 	switch {
-	case s.URL != "" || s.Start != "":
-		return engine.Config{}, errors.New("server.url / --url and server.start / --start: HTTP servers are not supported yet; test the server over stdio")
+	case s.URL != "" && s.Command != "":
+		return engine.Config{}, errors.New("server.command and server.url: an HTTP server the harness starts is given as server.start (--start), not as the command after --")
 	case s.Baseline != "":
 		return engine.Config{}, errors.New("baseline / --baseline: baselines are not supported yet")
 	}
@@ -233,6 +233,10 @@ func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 	}
 	for _, kv := range s.Env {
 		cfg.Env = append(cfg.Env, environ.KV{Name: kv.Name, Value: kv.Value})
+	}
+	cfg.URL, cfg.Start = s.URL, s.Start
+	for _, h := range s.Headers {
+		cfg.Headers = append(cfg.Headers, environ.KV{Name: h.Name, Value: h.Value})
 	}
 	for _, fl := range s.Files {
 		cfg.Files = append(cfg.Files, engine.File{Path: fl.Path, Content: fl.Content})

@@ -21,6 +21,18 @@ type Config struct {
 	Args []string
 	// Env is server.env as written; placeholders expand in values.
 	Env []environ.KV
+	// URL is an HTTP server's MCP endpoint (server.url), a loopback URL;
+	// placeholders expand. With URL and no Start nothing is started: no
+	// sandbox process, no canaries, and the packs that need them say so.
+	URL string
+	// Headers go with every HTTP request, the session's DELETE included
+	// (server.headers); their values are masked in every output.
+	Headers []environ.KV
+	// Start launches the HTTP server for URL (server.start, --start): a
+	// command line split on spaces (quotes group), placeholders expanded,
+	// run with the inherited environment in a throwaway directory; the
+	// harness waits until URL accepts connections, within StartTimeout.
+	Start string
 	// Files are small files (server.files) written into the sandbox before
 	// the first start: Path is relative to the sandbox root or starts with
 	// {sandbox}; placeholders expand in Content.
@@ -101,8 +113,13 @@ func (c *Config) defaults() {
 
 // Validate reports a usage or configuration error, naming what is wrong.
 func (c *Config) Validate() error {
-	if c.Command == "" {
-		return fmt.Errorf("no server command: give one (sealmark run -- COMMAND [ARGS...], or Config.Command)")
+	switch {
+	case c.Command == "" && c.URL == "":
+		return fmt.Errorf("no server command: give one (sealmark run -- COMMAND [ARGS...], or Config.Command), or an HTTP server's URL")
+	case c.Command != "" && c.URL != "":
+		return fmt.Errorf("both a stdio command and an HTTP URL: an HTTP server the harness starts is given as Start (--start), not Command")
+	case c.Start != "" && c.URL == "":
+		return fmt.Errorf("Start (--start) needs the URL (--url) the started server answers on")
 	}
 	known := map[string]bool{}
 	for _, p := range c.catalog() {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
@@ -48,6 +49,9 @@ type Engine struct {
 	undo     func()
 
 	watch *watch // the observers; nil without a sandbox
+
+	httpProc *launch.Process // the HTTP server the run started (Start), or nil
+	httpUndo func()
 
 	mu      sync.Mutex
 	rep     report.Report
@@ -84,6 +88,19 @@ func New(cfg Config) (*Engine, error) {
 	}
 	for _, kv := range cfg.Env {
 		e.rep.Server.Env = append(e.rep.Server.Env, report.EnvEntry{Name: kv.Name, Value: redact.EnvValue(kv.Name, kv.Value, false)})
+	}
+	if cfg.URL != "" {
+		e.rep.Server.URL = redact.URL(cfg.URL)
+		if cfg.Start != "" {
+			e.rep.Server.Command = cfg.Start
+		}
+	}
+	for _, h := range cfg.Headers {
+		name, value := redact.Header(h.Name, h.Value)
+		e.rep.Server.Env = append(e.rep.Server.Env, report.EnvEntry{Name: name, Value: value})
+		if h.Value != "" && !redact.HasPlaceholder(h.Value) {
+			e.redactor.Secret(h.Value, redact.MaskRedacted) // a header value is a credential until shown otherwise
+		}
 	}
 	if cfg.NoSandbox {
 		e.custom("--no-sandbox: the server ran outside a sandbox with the inherited environment")
@@ -130,7 +147,7 @@ func (e *Engine) Open() error {
 	}
 	e.vars["port"] = strconv.Itoa(port)
 	e.redactor.Stable(e.cfg.Cwd, "{cwd}")
-	if e.cfg.NoSandbox || e.cfg.InheritEnv {
+	if e.cfg.NoSandbox || e.cfg.InheritEnv || e.cfg.Start != "" {
 		dir, err := os.MkdirTemp(e.cfg.SandboxDir, "sealmark-work-")
 		if err != nil {
 			return e.harnessError(fmt.Errorf("making the throwaway working directory: %v", err))
@@ -217,6 +234,12 @@ func (e *Engine) Close() *report.Report {
 	}
 	e.closed = true
 	e.mu.Unlock()
+	e.stopHTTP()
+	if e.watch != nil && e.watch.process != nil && e.httpProc != nil {
+		if recs := e.watch.process.Sweep(e.cfg.TermGrace); len(recs) > 0 {
+			e.rep.Timeline = append(e.rep.Timeline, recs...)
+		}
+	}
 	e.closeObservers()
 	if err := e.removeSandbox(); err != nil {
 		e.rep.Sandbox.CleanupError = err.Error()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime/debug"
@@ -38,7 +39,7 @@ type PackRun struct {
 	e        *Engine
 	pack     packs.Pack
 	proc     *launch.Process
-	sess     *session.Session
+	sess     conn
 	surface  *packs.Surface
 	canaries []packs.Secret
 	shared   map[string]any
@@ -50,9 +51,18 @@ type PackRun struct {
 	seen   []observers.Record // what the observers saw since this start
 }
 
-// StartPack starts the server for one pack. The first start of the run
-// gets the canaries and its tool list becomes the run's surface. A
-// *StartError means the server did not start.
+// conn is a session with the server, over stdio or HTTP.
+type conn interface {
+	packs.Server
+	Initialize(ctx context.Context, version string) (packs.Init, error)
+	ListTools(ctx context.Context, maxPages int) ([]packs.Tool, error)
+	Close()
+}
+
+// StartPack starts the server for one pack (stdio: a fresh process; HTTP:
+// a fresh session on the one server). The first start of the run gets the
+// canaries and its tool list becomes the run's surface. A *StartError
+// means the server did not start.
 func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error) {
 	e.mu.Lock()
 	first := e.starts == 0
@@ -61,64 +71,25 @@ func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error)
 	pr := &PackRun{e: e, pack: pk, shared: map[string]any{}, idx: len(e.rep.Packs) - 1}
 	e.mu.Unlock()
 
-	args := make([]string, len(e.cfg.Args))
-	for i, a := range e.cfg.Args {
-		v, err := environ.Expand(a, e.vars)
+	sctx, cancel := context.WithTimeout(ctx, e.cfg.StartTimeout)
+	defer cancel()
+	if e.cfg.URL != "" {
+		if err := e.openHTTP(sctx, pr, first); err != nil {
+			return nil, err
+		}
+	} else {
+		proc, err := e.launch(pr, first, e.cfg.Command, e.cfg.Args)
 		if err != nil {
-			return nil, e.startError(pr, fmt.Errorf("server.args[%d]: %v", i, err))
+			return nil, err
 		}
-		args[i] = v
-	}
-	var serverEnv []environ.KV
-	for _, kv := range e.cfg.Env {
-		v, err := environ.Expand(kv.Value, e.vars)
-		if err != nil {
-			return nil, e.startError(pr, fmt.Errorf("server.env %s: %v", kv.Name, err))
-		}
-		serverEnv = append(serverEnv, environ.KV{Name: kv.Name, Value: v})
-	}
-	spec := environ.Spec{Scrub: e.sb != nil && !e.cfg.InheritEnv, KeepEnv: e.cfg.KeepEnv, ServerEnv: serverEnv, Caller: e.cfg.Caller, GOOS: goos}
-	dir := e.workdir
-	if e.sb != nil {
-		spec.Bin, spec.Home, spec.Tmp = e.sb.Bin, e.sb.Home, e.sb.Tmp
-		if dir == "" {
-			dir = e.sb.Root
-		}
-	}
-	if first {
-		spec.Canaries = e.canaries
-		for _, c := range e.canaries {
-			pr.canaries = append(pr.canaries, packs.Secret{Name: c.Name, Value: c.Value})
-		}
-	}
-	if e.watch != nil {
-		name, value, _ := strings.Cut(e.watch.marker, "=")
-		spec.ServerEnv = append(spec.ServerEnv, environ.KV{Name: name, Value: value})
-	}
-	env, inherited := environ.Build(spec)
-	if first && spec.Scrub {
-		e.rep.Sandbox.Inherited = inherited
-	}
-	path, err := environ.LookPath(e.cfg.Command, lookupPATH(env), e.cfg.Cwd)
-	if err != nil {
-		return nil, e.startError(pr, fmt.Errorf("server command: %v", err))
-	}
-	proc, err := launch.Start(launch.Spec{Path: path, Args: args, Env: env, Dir: dir})
-	if err != nil {
-		return nil, e.startError(pr, fmt.Errorf("starting %s: %v", e.cfg.Command, err))
-	}
-	pr.proc = proc
-	pr.undo = cleanup.Add(proc.Kill)
-	if e.watch != nil && e.watch.process != nil {
-		e.watch.process.Track(proc.Pid())
+		pr.proc = proc
+		pr.undo = cleanup.Add(proc.Kill)
+		pr.sess = session.Open(proc)
 	}
 	e.mu.Lock()
 	e.running = pr
 	e.mu.Unlock()
-	pr.sess = session.Open(proc)
 
-	sctx, cancel := context.WithTimeout(ctx, e.cfg.StartTimeout)
-	defer cancel()
 	init, err := pr.sess.Initialize(sctx, session.LegacyVersion)
 	if err != nil {
 		pr.Close()
@@ -140,12 +111,68 @@ func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error)
 	return pr, nil
 }
 
+// launch starts command with args (placeholders expanded) in the server's
+// environment: scrubbed in the sandbox, or inherited. The first start gets
+// the canaries.
+func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []string) (*launch.Process, error) {
+	args := make([]string, len(rawArgs))
+	for i, a := range rawArgs {
+		v, err := environ.Expand(a, e.vars)
+		if err != nil {
+			return nil, e.startError(pr, fmt.Errorf("server.args[%d]: %v", i, err))
+		}
+		args[i] = v
+	}
+	var serverEnv []environ.KV
+	for _, kv := range e.cfg.Env {
+		v, err := environ.Expand(kv.Value, e.vars)
+		if err != nil {
+			return nil, e.startError(pr, fmt.Errorf("server.env %s: %v", kv.Name, err))
+		}
+		serverEnv = append(serverEnv, environ.KV{Name: kv.Name, Value: v})
+	}
+	spec := environ.Spec{Scrub: e.sb != nil && e.workdir == "", KeepEnv: e.cfg.KeepEnv, ServerEnv: serverEnv, Caller: e.cfg.Caller, GOOS: goos}
+	dir := e.workdir
+	if e.sb != nil {
+		spec.Bin, spec.Home, spec.Tmp = e.sb.Bin, e.sb.Home, e.sb.Tmp
+		if dir == "" {
+			dir = e.sb.Root
+		}
+	}
+	if first {
+		spec.Canaries = e.canaries
+		for _, c := range e.canaries {
+			pr.canaries = append(pr.canaries, packs.Secret{Name: c.Name, Value: c.Value})
+		}
+	}
+	if e.watch != nil {
+		name, value, _ := strings.Cut(e.watch.marker, "=")
+		spec.ServerEnv = append(spec.ServerEnv, environ.KV{Name: name, Value: value})
+	}
+	env, inherited := environ.Build(spec)
+	if first && spec.Scrub {
+		e.rep.Sandbox.Inherited = inherited
+	}
+	path, err := environ.LookPath(command, lookupPATH(env), e.cfg.Cwd)
+	if err != nil {
+		return nil, e.startError(pr, fmt.Errorf("server command: %v", err))
+	}
+	proc, err := launch.Start(launch.Spec{Path: path, Args: args, Env: env, Dir: dir})
+	if err != nil {
+		return nil, e.startError(pr, fmt.Errorf("starting %s: %v", command, err))
+	}
+	if e.watch != nil && e.watch.process != nil {
+		e.watch.process.Track(proc.Pid())
+	}
+	return proc, nil
+}
+
 // startError records a failed start, with the log tail, as the harness error.
 func (e *Engine) startError(pr *PackRun, err error) error {
 	se := &StartError{Err: err}
-	if pr.proc != nil {
-		pr.stop()
-		se.LogTail = e.redactor.String(pr.proc.Log().Tail(2048))
+	pr.stop()
+	if proc := cmp.Or(pr.proc, e.httpProc); proc != nil {
+		se.LogTail = e.redactor.String(proc.Log().Tail(2048))
 	}
 	e.harnessError(fmt.Errorf("pack %s: %s", pr.pack.Name, se.Error()))
 	return se
@@ -183,7 +210,7 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 		p := &packs.Pass{
 			Ctx: ctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface,
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
-			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared, Vars: e.vars,
+			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared, Vars: e.vars, HTTP: pr.httpTarget(),
 		}
 		e.mu.Lock()
 		e.sizeHit = false
@@ -237,12 +264,20 @@ func (pr *PackRun) Close() {
 }
 
 func (pr *PackRun) stop() {
-	if pr.proc == nil || pr.stopped {
+	if pr.stopped {
 		return
 	}
 	pr.stopped = true
 	if pr.sess != nil {
 		pr.sess.Close()
+	}
+	if pr.proc == nil { // HTTP: the server outlives the pack's session
+		pr.e.mu.Lock()
+		if pr.e.running == pr {
+			pr.e.running = nil
+		}
+		pr.e.mu.Unlock()
+		return
 	}
 	st := pr.proc.Stop(pr.e.cfg.StdinGrace, pr.e.cfg.TermGrace)
 	if pr.undo != nil {

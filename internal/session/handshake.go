@@ -8,11 +8,26 @@ import (
 	"github.com/sealmark/sealmark/packs"
 )
 
+// requester is what the handshake needs of a session, stdio or HTTP.
+type requester interface {
+	Request(ctx context.Context, method string, params any) (*packs.Response, error)
+	Notify(ctx context.Context, method string, params any) error
+}
+
 // Initialize runs the legacy handshake: initialize with the given protocol
 // version and an empty capability set, then notifications/initialized. An
 // error means the server did not complete it; the returned Init holds what
 // was seen either way.
 func (s *Session) Initialize(ctx context.Context, version string) (packs.Init, error) {
+	return initialize(ctx, s, version)
+}
+
+// ListTools walks tools/list page by page; see listTools.
+func (s *Session) ListTools(ctx context.Context, maxPages int) ([]packs.Tool, error) {
+	return listTools(ctx, s, maxPages)
+}
+
+func initialize(ctx context.Context, s requester, version string) (packs.Init, error) {
 	in := packs.Init{Requested: version}
 	resp, err := s.Request(ctx, "initialize", map[string]any{
 		"protocolVersion": version,
@@ -46,10 +61,10 @@ func (s *Session) Initialize(ctx context.Context, version string) (packs.Init, e
 	return in, nil
 }
 
-// ListTools walks tools/list page by page with raw JSON-RPC, so one tool
+// listTools walks tools/list page by page with raw JSON-RPC, so one tool
 // with a malformed schema does not hide the others. It stops at maxPages, at
 // a repeated cursor, or at the first error, and says which.
-func (s *Session) ListTools(ctx context.Context, maxPages int) ([]packs.Tool, error) {
+func listTools(ctx context.Context, s requester, maxPages int) ([]packs.Tool, error) {
 	var tools []packs.Tool
 	seen := map[string]bool{}
 	var cursor *string

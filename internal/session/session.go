@@ -214,6 +214,9 @@ func (s *Session) Alive() bool {
 // ExitStatus is how the server exited, or "" while it runs.
 func (s *Session) ExitStatus() string { return s.proc.ExitStatus() }
 
+// Transport is "stdio".
+func (s *Session) Transport() string { return "stdio" }
+
 // Close ends the session's transport. It does not stop the process: the
 // caller stops it (launch.Process.Stop) after Close.
 func (s *Session) Close() {

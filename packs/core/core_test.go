@@ -11,6 +11,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/packs"
@@ -19,6 +20,7 @@ import (
 
 func TestMain(m *testing.M) {
 	fixture.Dispatch()
+	httpfixture.Dispatch()
 	smbin.Dispatch()
 	core.ExitGrace = time.Second
 	os.Exit(m.Run())

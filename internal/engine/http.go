@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/cleanup"
+	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/netguard"
+	"github.com/sealmark/sealmark/internal/session"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// openHTTP gives a pack its own MCP session with the HTTP server, starting
+// the server first when the run starts it (once for the whole run).
+func (e *Engine) openHTTP(ctx context.Context, pr *PackRun, first bool) error {
+	target, err := environ.Expand(e.cfg.URL, e.vars)
+	if err != nil {
+		return e.startError(pr, fmt.Errorf("server.url: %v", err))
+	}
+	if err := netguard.CheckURL(target); err != nil {
+		return e.startError(pr, fmt.Errorf("server.url: %v", err))
+	}
+	if e.cfg.Start != "" && e.httpProc == nil {
+		line, err := environ.Expand(e.cfg.Start, e.vars)
+		if err != nil {
+			return e.startError(pr, fmt.Errorf("server.start: %v", err))
+		}
+		fields, err := splitCommand(line)
+		if err != nil || len(fields) == 0 {
+			return e.startError(pr, fmt.Errorf("server.start %q: %v", e.cfg.Start, err))
+		}
+		proc, err := e.launch(pr, first, fields[0], fields[1:])
+		if err != nil {
+			return err
+		}
+		e.httpProc = proc
+		e.httpUndo = cleanup.Add(proc.Kill)
+		go func() { _, _ = io.Copy(io.Discard, proc.Messages()) }() // its stdout is a log, not MCP
+		if err := waitListening(ctx, target, proc.Done()); err != nil {
+			return e.startError(pr, fmt.Errorf("server.start: %v", err))
+		}
+	} else if first && e.cfg.Start == "" {
+		e.warn("--url alone: the harness started nothing, so the server holds no canary secret and secret-echo is not covered; packs that need the server's process or files are not applicable")
+	}
+	headers := map[string]string{}
+	for _, h := range e.cfg.Headers {
+		v, err := environ.Expand(h.Value, e.vars)
+		if err != nil {
+			return e.startError(pr, fmt.Errorf("server.headers %s: %v", h.Name, err))
+		}
+		headers[h.Name] = v
+	}
+	sess, err := session.OpenHTTP(target, headers, e.httpProc, e.cfg.CallTimeout)
+	if err != nil {
+		return e.startError(pr, fmt.Errorf("server.url: %v", err))
+	}
+	pr.sess = sess
+	return nil
+}
+
+// waitListening waits until the URL's host:port accepts a TCP connection,
+// the process exits, or ctx ends.
+func waitListening(ctx context.Context, target string, exited <-chan struct{}) error {
+	u, err := url.Parse(target)
+	if err != nil {
+		return err
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	addr := net.JoinHostPort(u.Hostname(), port)
+	d := netguard.Dialer(time.Second)
+	for {
+		if c, err := d.DialContext(ctx, "tcp", addr); err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("the server exited before %s accepted connections", addr)
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not accept connections in time", addr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// splitCommand splits a command line on spaces; single or double quotes
+// group words. No shell runs it.
+func splitCommand(line string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	var quote rune
+	inWord := false
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("an unclosed %c quote", quote)
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+// stopHTTP stops the server the run started for its URL.
+func (e *Engine) stopHTTP() {
+	if e.httpProc == nil {
+		return
+	}
+	st := e.httpProc.Stop(e.cfg.StdinGrace, e.cfg.TermGrace)
+	if e.httpUndo != nil {
+		e.httpUndo()
+	}
+	if len(st.Leftover) > 0 {
+		e.warn(fmt.Sprintf("the started HTTP server left %d process(es) of its group; they were killed: pids %v", len(st.Leftover), st.Leftover))
+	}
+}
+
+// httpTarget is the pack's HTTP endpoint for raw probes, or nil for stdio.
+func (pr *PackRun) httpTarget() *packs.HTTPTarget {
+	h, ok := pr.sess.(*session.HTTP)
+	if !ok {
+		return nil
+	}
+	return &packs.HTTPTarget{URL: h.URL(), Headers: h.Headers(), Client: netguard.Client(pr.e.cfg.CallTimeout),
+		Started: pr.e.httpProc != nil, SessionID: h.SessionID()}
+}

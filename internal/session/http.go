@@ -1,0 +1,284 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/netguard"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// ErrNotStdio is what stdio-only operations return on an HTTP session.
+var ErrNotStdio = errors.New("an HTTP server has no stdin or stdout")
+
+// Bounds on what an HTTP session keeps as evidence.
+const (
+	maxHTTPFrames     = 4096
+	maxHTTPFrameBytes = 32 << 20
+)
+
+// HTTP is one MCP session with a streamable HTTP server: a fresh session
+// per pack on the one server. Every message the server sent is kept as a
+// frame (bounded), so the same secret-echo and wire checks apply.
+type HTTP struct {
+	url     string
+	headers map[string]string
+	client  *http.Client
+	tr      *transport.StreamableHTTP
+	proc    *launch.Process // the --start process, or nil for a server the harness did not start
+	seq     atomic.Int64
+
+	mu             sync.Mutex
+	described      map[string]string
+	frames         []packs.Frame
+	frameBytes     int
+	framesLost     int64
+	serverRequests []string
+	closeOnce      sync.Once
+}
+
+var _ packs.Server = (*HTTP)(nil)
+
+// OpenHTTP starts a session with the server at url (a loopback URL) with
+// the configured headers. proc is the process the harness started for it,
+// or nil.
+func OpenHTTP(url string, headers map[string]string, proc *launch.Process, timeout time.Duration) (*HTTP, error) {
+	if err := netguard.CheckURL(url); err != nil {
+		return nil, err
+	}
+	h := &HTTP{url: url, headers: headers, proc: proc, client: netguard.Client(timeout), described: map[string]string{}}
+	tr, err := transport.NewStreamableHTTP(url,
+		transport.WithHTTPBasicClient(h.client),
+		transport.WithHTTPHeaders(headers),
+	)
+	if err != nil {
+		return nil, err
+	}
+	h.tr = tr
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		if b, err := json.Marshal(n); err == nil {
+			h.record(b)
+		}
+	})
+	tr.SetRequestHandler(h.decline)
+	if err := tr.Start(context.Background()); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *HTTP) decline(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	h.mu.Lock()
+	if len(h.serverRequests) < maxServerRequests {
+		h.serverRequests = append(h.serverRequests, req.Method)
+	}
+	h.mu.Unlock()
+	if req.Method == "ping" {
+		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
+	}
+	return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "the sealmark harness declares no client capabilities", nil), nil
+}
+
+// record keeps one message the server sent, within the bounds.
+func (h *HTTP) record(b []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.frames) >= maxHTTPFrames || h.frameBytes+len(b) > maxHTTPFrameBytes {
+		h.framesLost += int64(len(b))
+		return
+	}
+	h.frames = append(h.frames, packs.Frame{Seq: len(h.frames), Time: time.Now(), Kind: "json", Data: b, Size: int64(len(b))})
+	h.frameBytes += len(b)
+}
+
+// Request sends one request with a fresh harness id.
+func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.Response, error) {
+	id := "sm-" + strconv.FormatInt(h.seq.Add(1), 10)
+	what := method
+	if m, ok := params.(map[string]any); ok && method == "tools/call" {
+		if name, ok := m["name"].(string); ok {
+			what += " " + name
+		}
+	}
+	h.mu.Lock()
+	h.described[strconv.Quote(id)] = what
+	h.mu.Unlock()
+	resp, err := h.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if b, err := json.Marshal(resp); err == nil {
+		h.record(b)
+	}
+	out := &packs.Response{Result: resp.Result}
+	out.ID, _ = json.Marshal(resp.ID)
+	if resp.Error != nil {
+		out.Error = &packs.RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
+		if resp.Error.Data != nil {
+			out.Error.Data, _ = json.Marshal(resp.Error.Data)
+		}
+	}
+	if method == "initialize" && out.Error == nil {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(out.Result, &r) == nil && r.ProtocolVersion != "" {
+			h.tr.SetProtocolVersion(r.ProtocolVersion)
+		}
+	}
+	return out, nil
+}
+
+// Notify sends a notification.
+func (h *HTTP) Notify(ctx context.Context, method string, params any) error {
+	n := mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: method}}
+	if m, ok := params.(map[string]any); ok {
+		n.Params.AdditionalFields = m
+	}
+	return h.tr.SendNotification(ctx, n)
+}
+
+// Initialize runs the legacy handshake over HTTP.
+func (h *HTTP) Initialize(ctx context.Context, version string) (packs.Init, error) {
+	return initialize(ctx, h, version)
+}
+
+// ListTools walks tools/list.
+func (h *HTTP) ListTools(ctx context.Context, maxPages int) ([]packs.Tool, error) {
+	return listTools(ctx, h, maxPages)
+}
+
+// WriteRaw is stdio-only.
+func (h *HTTP) WriteRaw([]byte) error { return ErrNotStdio }
+
+// Frames returns the messages the server sent in this session.
+func (h *HTTP) Frames(from int) []packs.Frame {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if from < 0 || from >= len(h.frames) {
+		return nil
+	}
+	return append([]packs.Frame(nil), h.frames[from:]...)
+}
+
+// FramesLost is how many bytes of messages were not kept.
+func (h *HTTP) FramesLost() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.framesLost
+}
+
+// Describe names the harness request a frame answers.
+func (h *HTTP) Describe(f packs.Frame) string {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(f.Data, &m) != nil || m.Method != "" || len(m.ID) == 0 {
+		return ""
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.described[string(m.ID)]
+}
+
+// Log is the started process's output (stderr and stdout lines), or
+// nothing for a server the harness did not start.
+func (h *HTTP) Log() []byte {
+	if h.proc == nil {
+		return nil
+	}
+	out := h.proc.Log().Bytes()
+	for _, f := range h.proc.Frames(0) {
+		out = append(append(out, f.Data...), '\n')
+	}
+	return out
+}
+
+// CloseStdin is stdio-only.
+func (h *HTTP) CloseStdin() error { return ErrNotStdio }
+
+// WaitExit waits for the started process, if any.
+func (h *HTTP) WaitExit(d time.Duration) bool { return h.proc != nil && h.proc.WaitExit(d) }
+
+// Alive reports whether the started process runs (true when the harness
+// started none: it cannot know).
+func (h *HTTP) Alive() bool {
+	if h.proc == nil {
+		return true
+	}
+	select {
+	case <-h.proc.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// ExitStatus is the started process's exit status, or "".
+func (h *HTTP) ExitStatus() string {
+	if h.proc == nil {
+		return ""
+	}
+	return h.proc.ExitStatus()
+}
+
+// Transport is "http".
+func (h *HTTP) Transport() string { return "http" }
+
+// ServerRequests lists the methods the server asked the harness for.
+func (h *HTTP) ServerRequests() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.serverRequests...)
+}
+
+// URL is the server's MCP endpoint.
+func (h *HTTP) URL() string { return h.url }
+
+// Headers are the configured headers (a copy).
+func (h *HTTP) Headers() map[string]string {
+	out := make(map[string]string, len(h.headers))
+	for k, v := range h.headers {
+		out[k] = v
+	}
+	return out
+}
+
+// SessionID is the MCP session id the server assigned, if any.
+func (h *HTTP) SessionID() string { return h.tr.GetSessionId() }
+
+// Close ends the session: a DELETE with the configured headers (mcp-go's
+// own leaves them out), then the transport.
+func (h *HTTP) Close() {
+	h.closeOnce.Do(func() {
+		if id := h.tr.GetSessionId(); id != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if req, err := http.NewRequestWithContext(ctx, http.MethodDelete, h.url, nil); err == nil {
+				for k, v := range h.headers {
+					req.Header.Set(k, v)
+				}
+				req.Header.Set("Mcp-Session-Id", id)
+				if resp, err := h.client.Do(req); err == nil {
+					resp.Body.Close()
+				}
+			}
+		}
+		_ = h.tr.Close()
+	})
+}
