@@ -37,6 +37,8 @@ const usage = `usage: sealmark <command> [flags]
 
 commands:
   run       start an MCP server in a sandbox and run the packs against it
+  init      write a commented sealmark.yaml for a server: sealmark init [--yes] [--force] [--out FILE] -- COMMAND [ARGS...]
+  doctor    check the settings, the command, the environment and this machine; starts nothing (exit 2 when a check failed)
   diff      compare two JSON reports: sealmark diff OLD.json NEW.json (exit 1 when NEW regressed)
   version   print the version
 
@@ -54,6 +56,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdin, stdout, stderr)
 	case "diff":
 		return diffCmd(args[1:], stdout, stderr)
+	case "init":
+		return initCmd(args[1:], stdin, stdout, stderr)
+	case "doctor":
+		return doctorCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "sealmark %s\n", version)
 		return 0

@@ -10,7 +10,6 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
@@ -31,8 +30,8 @@ func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 // runFlags are the flags of run that only the front end reads; every other
 // flag goes through the config layers (internal/config).
 type runFlags struct {
-	configPath, fixtureKind, into string
-	example, active, yes, explain bool
+	configPath, fixtureKind, into        string
+	example, active, yes, explain, quiet bool
 }
 
 func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
@@ -50,6 +49,7 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.example, "example", false, "run against the bundled example server (a notes server with a flaw)")
 	fs.BoolVar(&f.active, "active", false, "let probes that change state run (asks for confirmation unless --yes)")
 	fs.BoolVar(&f.yes, "yes", false, "confirm --active without asking")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	// Layered settings: defaults → sealmark.yaml → SEALMARK_* → these flags.
 	fs.String("packs", "", "run only these packs (comma-separated)")
 	fs.String("json", "", "write the JSON report to `PATH`")
@@ -155,7 +155,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cancel()
 	})
 	defer stop()
-	rep := e.Run(ctx, progress(stderr))
+	errFile, isFile := stderr.(*os.File)
+	rep := e.Run(ctx, progressHooks(stderr, isFile && isTerminal(errFile), f.quiet))
 	stop()
 	report.WriteText(stdout, rep)
 	for _, out := range []struct {
@@ -271,21 +272,6 @@ func confirmActive(stdin io.Reader, stderr io.Writer) bool {
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// progress prints pack and probe lines on a terminal; quiet otherwise.
-func progress(stderr io.Writer) engine.Hooks {
-	f, ok := stderr.(*os.File)
-	if !ok || !isTerminal(f) {
-		return engine.Hooks{}
-	}
-	start := time.Now()
-	return engine.Hooks{
-		Pack: func(name string) { fmt.Fprintf(stderr, "sealmark: pack %s\n", name) },
-		Probe: func(pack string, r report.Probe) {
-			fmt.Fprintf(stderr, "  %-28s %-14s %5dms  (%s elapsed)\n", r.Name, r.Verdict, r.Millis, time.Since(start).Round(time.Millisecond))
-		},
-	}
 }
 
 func writeFixture(f *runFlags, stdout, stderr io.Writer) int {

@@ -1,0 +1,482 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/netguard"
+	"github.com/sealmark/sealmark/internal/redact"
+)
+
+// runOnlyFlags are flags of run that doctor does not take: they start
+// something or write something.
+var runOnlyFlags = []string{"example", "fixture", "into", "active", "yes", "explain-config", "quiet"}
+
+// doctorFlags are run's flags without runOnlyFlags, sharing their values, so
+// doctor resolves the settings exactly as run would.
+func doctorFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
+	runSet, f := newRunFlags(io.Discard)
+	set := flag.NewFlagSet("sealmark doctor", flag.ContinueOnError)
+	set.SetOutput(stderr)
+	runSet.VisitAll(func(fl *flag.Flag) {
+		if !slices.Contains(runOnlyFlags, fl.Name) {
+			set.Var(fl.Value, fl.Name, fl.Usage)
+		}
+	})
+	set.Usage = func() {
+		fmt.Fprint(stderr, "usage: sealmark doctor [--config FILE] [flags like run] [-- COMMAND [ARGS...]]\n\n"+
+			"Checks the settings, the server command on the sandbox's PATH, the environment, real\n"+
+			"paths, this machine's isolation and the db admin DSN. Starts nothing, runs no probe.\n"+
+			"Exit 0 when nothing failed, 2 when something did.\n\nflags:\n")
+		set.PrintDefaults()
+	}
+	return set, f
+}
+
+// dialDSN connects to a loopback database address; tests replace it.
+var dialDSN = func(addr string) error {
+	conn, err := netguard.Dialer(2*time.Second).Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
+// doctor prints one line per check and remembers whether one failed.
+// Every line passes through mask, which knows the secret values of the
+// settings, so none is ever printed.
+type doctor struct {
+	w              io.Writer
+	mask           *redact.Redactor
+	failed, warned int
+}
+
+func (d *doctor) line(status, topic, format string, a ...any) {
+	text := d.mask.Mask(fmt.Sprintf(format, a...))
+	for _, l := range strings.Split(text, "\n") {
+		fmt.Fprintf(d.w, "%-5s %-12s %s\n", status, topic, l)
+	}
+}
+
+func (d *doctor) ok(topic, format string, a ...any) { d.line("ok", topic, format, a...) }
+
+func (d *doctor) warn(topic, format string, a ...any) {
+	d.warned++
+	d.line("warn", topic, format, a...)
+}
+
+func (d *doctor) fail(topic, format string, a ...any) {
+	d.failed++
+	d.line("fail", topic, format, a...)
+}
+
+// doctorCmd checks what a run would need without starting anything.
+func doctorCmd(args []string, stdout, stderr io.Writer) int {
+	set, f := doctorFlags(stderr)
+	if err := set.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	d := &doctor{w: stdout, mask: redact.New()}
+	caller := os.Environ()
+	res, err := resolve(f, set, set.Args())
+	if err == nil {
+		d.secrets(res, caller)
+		err = runnable(res)
+	}
+	if err != nil {
+		for _, l := range strings.Split(err.Error(), "\n") {
+			d.fail("config", "%s", l)
+		}
+	} else {
+		d.ok("config", "%s", configSource(f, caller))
+	}
+	if res != nil {
+		d.command(res, caller)
+		d.environment(res, caller)
+		d.paths(res)
+		d.database(res.DBAdminDSN)
+	}
+	d.isolation()
+	if res != nil {
+		fmt.Fprintln(stdout, "\nsettings (value, and where it came from):")
+		var b strings.Builder
+		if err := res.Explain(&b); err == nil {
+			for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+				fmt.Fprintln(stdout, "  "+d.mask.Mask(l))
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "\nsealmark doctor: %d failed, %d warnings\n", d.failed, d.warned)
+	if d.failed > 0 {
+		return 2
+	}
+	return 0
+}
+
+// runnable reports what run would refuse in resolved settings: what the
+// engine's configuration refuses.
+func runnable(res *config.Resolved) error {
+	cfg, err := engineConfig(res, io.Discard)
+	if err != nil {
+		return err
+	}
+	return cfg.Validate()
+}
+
+// configSource says which file the settings came from (chosen the way
+// resolve chooses it) and that they passed.
+func configSource(f *runFlags, env []string) string {
+	path := config.ConfigPath(env, f.configPath)
+	if path == "" {
+		if _, err := os.Stat("sealmark.yaml"); err == nil {
+			path = "sealmark.yaml"
+		}
+	}
+	if path == "" {
+		return "no config file; the defaults, SEALMARK_* variables and flags are checked"
+	}
+	return path + ": read and checked, with the SEALMARK_* variables and flags"
+}
+
+// secrets registers every secret value the settings and the caller's kept
+// variables hold, so no line can print one.
+func (d *doctor) secrets(res *config.Resolved, caller []string) {
+	for _, kv := range res.Env {
+		if redact.SecretName(kv.Name) && !redact.HasPlaceholder(kv.Value) {
+			d.mask.Secret(kv.Value, redact.MaskRedacted)
+		}
+	}
+	for _, h := range res.Headers {
+		d.mask.Secret(h.Value, redact.MaskRedacted)
+	}
+	for _, name := range res.KeepEnv {
+		if v := environ.Value(caller, name); redact.SecretName(name) && v != "" {
+			d.mask.Secret(v, redact.MaskRedacted)
+		}
+	}
+	if u, err := url.Parse(res.DBAdminDSN); err == nil && u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			d.mask.Secret(p, redact.MaskPassword)
+		}
+	}
+	for key, value := range dsnWords(res.DBAdminDSN) {
+		if k := strings.ToLower(key); k == "password" || k == "pwd" {
+			d.mask.Secret(value, redact.MaskPassword)
+		}
+	}
+}
+
+// sandboxed reports whether the server's environment is scrubbed.
+func sandboxed(s config.Settings) bool { return !s.NoSandbox && s.ScrubEnv }
+
+// serverEnv is the server's environment as the engine builds it, with the
+// sandbox's bin written as {sandbox}/bin (a relative entry no lookup uses).
+func serverEnv(s config.Settings, caller []string) (env, inherited []string) {
+	var own []environ.KV
+	for _, kv := range s.Env {
+		own = append(own, environ.KV{Name: kv.Name, Value: kv.Value})
+	}
+	return environ.Build(environ.Spec{
+		Scrub: sandboxed(s), Bin: "{sandbox}/bin", Home: "{sandbox_home}", Tmp: "{sandbox_tmp}",
+		KeepEnv: s.KeepEnv, ServerEnv: own, Caller: caller, GOOS: runtime.GOOS,
+	})
+}
+
+// command checks that the server's program is found on the PATH its
+// environment will have.
+func (d *doctor) command(res *config.Resolved, caller []string) {
+	s := res.Settings
+	if s.Command == "" {
+		if s.URL != "" {
+			d.ok("server", "an HTTP server at %s", redact.URL(s.URL))
+		}
+		if start := strings.Fields(s.Start); len(start) > 0 {
+			d.lookup(start[0], environ.Value(caller, "PATH"), "your PATH (a --start server inherits your environment)")
+		}
+		return
+	}
+	env, _ := serverEnv(s, caller)
+	where := "the sandbox's PATH"
+	if !sandboxed(s) {
+		where = "your PATH (the environment is inherited)"
+	}
+	d.lookup(s.Command, environ.Value(env, "PATH"), where)
+	d.launcher(s, env)
+}
+
+// lookup resolves name on path and prints where it was found, or fails
+// naming the PATH searched.
+func (d *doctor) lookup(name, path, where string) {
+	cwd, _ := os.Getwd()
+	found, err := environ.LookPath(name, path, cwd)
+	if err == nil {
+		d.ok("command", "%s: %s, found on %s", name, found, where)
+		return
+	}
+	if !strings.ContainsAny(name, `/\`) {
+		switch own, oerr := exec.LookPath(name); {
+		case errors.Is(oerr, exec.ErrDot):
+			d.fail("command", "%v\nyour own PATH finds %s only through a relative entry, which the server's PATH skips: write {cwd}/%s", err, own, filepath.ToSlash(own))
+			return
+		case oerr == nil:
+			d.fail("command", "%v\nyour own PATH finds %s, the server's does not (does server.env set PATH?): write its absolute path", err, own)
+			return
+		}
+	}
+	d.fail("command", "%v", err)
+}
+
+// launcher warns that npx and uvx download the server at start, which a
+// contained server cannot do.
+func (d *doctor) launcher(s config.Settings, env []string) {
+	name := strings.ToLower(filepath.Base(s.Command))
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".cmd"), ".exe")
+	cacheVar, install := "", ""
+	switch name {
+	case "npx":
+		cacheVar, install = "npm_config_cache", "npm install -g PACKAGE"
+	case "uvx":
+		cacheVar, install = "UV_CACHE_DIR", "uv tool install PACKAGE"
+	default:
+		return
+	}
+	pkg := "the package"
+	for _, a := range s.Args {
+		if !strings.HasPrefix(a, "-") {
+			pkg = a
+			install = strings.Replace(install, "PACKAGE", a, 1)
+			break
+		}
+	}
+	cache := "no cache directory of yours reaches the server"
+	if dir := environ.Value(env, cacheVar); dir != "" {
+		cache = fmt.Sprintf("the server sees your cache through %s=%s", cacheVar, dir)
+	}
+	d.warn("launcher", "%s downloads %s when it starts, and a contained server cannot download itself: install it first (%s), or run it once outside Sealmark so it is cached; %s", name, pkg, install, cache)
+}
+
+// environment says what the server's environment holds: scrubbed or
+// inherited, each sandbox.keep_env variable, each server.env entry.
+func (d *doctor) environment(res *config.Resolved, caller []string) {
+	s := res.Settings
+	_, inherited := serverEnv(s, caller)
+	if sandboxed(s) {
+		d.ok("environment", "scrubbed: built from scratch; from yours only %s", orNone(inherited))
+	} else {
+		var secretNames []string
+		for _, e := range caller {
+			if name, _, ok := strings.Cut(e, "="); ok && redact.SecretName(name) {
+				secretNames = append(secretNames, name)
+			}
+		}
+		slices.Sort(secretNames)
+		what := "your whole environment"
+		if len(secretNames) > 0 {
+			what += ", including the secret-looking " + strings.Join(secretNames, ", ")
+		}
+		d.warn("environment", "inherited (--no-sandbox or sandbox.scrub_env: false): the server gets %s; the run is CUSTOM", what)
+	}
+	for _, name := range s.KeepEnv {
+		v, set := lookupCaller(caller, name)
+		switch {
+		case !sandboxed(s):
+		case !set:
+			d.warn("keep_env", "%s is not set in your environment: the server will not get it", name)
+		default:
+			d.ok("keep_env", "%s is set and copied to the server: %s", name, shownValue(name, v))
+		}
+	}
+	for _, kv := range s.Env {
+		canary := kv.Name == environ.CanaryVar || kv.Name == environ.FakeAPIKeyVar
+		d.ok("server.env", "%s = %s", kv.Name, redact.EnvValue(kv.Name, kv.Value, canary))
+	}
+}
+
+func lookupCaller(env []string, name string) (string, bool) {
+	for _, e := range env {
+		if k, v, ok := strings.Cut(e, "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// shownValue is a kept variable's value as doctor prints it: <redacted>
+// under a secret-looking name, else without a URL's user:password@, and
+// bounded.
+func shownValue(name, v string) string {
+	if redact.SecretName(name) {
+		return redact.MaskRedacted
+	}
+	v = redact.URL(v)
+	if len(v) > 80 {
+		v = v[:80] + "..."
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "nothing"
+	}
+	return strings.Join(list, ", ")
+}
+
+// paths prints the seed's warning for every real path in server.args and
+// server.env.
+func (d *doctor) paths(res *config.Resolved) {
+	var env []environ.KV
+	for _, kv := range res.Env {
+		env = append(env, environ.KV{Name: kv.Name, Value: kv.Value})
+	}
+	warnings := environ.PathWarnings(res.Args, env, "")
+	for _, w := range warnings {
+		d.warn("paths", "%s", w)
+	}
+	if len(warnings) == 0 {
+		d.ok("paths", "no real path in server.args or server.env")
+		return
+	}
+	d.warn("paths", "use {sandbox}/<name> to keep such a file inside the sandbox (sealmark init offers it)")
+}
+
+// isolation says which isolation mechanisms this machine offers
+// (contain.Probe tries each once, in a child of its own) and whether /proc,
+// which the process and sockets observers read, is there.
+func (d *doctor) isolation() {
+	i := contain.Probe()
+	if i.NetNS.Applied || i.LandlockNet.Applied {
+		d.ok("isolation", "%s", i.Line())
+	} else {
+		d.warn("isolation", "%s", i.Line())
+	}
+	if fi, err := os.Stat("/proc/self/stat"); err != nil || fi.IsDir() {
+		d.warn("isolation", "/proc: absent; the process and sockets observers see less")
+		return
+	}
+	d.ok("isolation", "/proc: present")
+}
+
+// database checks the db admin DSN: reachable when it names a loopback
+// address; anything else is never dialled.
+func (d *doctor) database(dsn string) {
+	if dsn == "" {
+		return
+	}
+	host, port := dsnAddress(dsn)
+	switch {
+	case host == "":
+		d.warn("db", "db.admin_dsn: not checked: no host found in it")
+	case strings.HasPrefix(host, "/") || strings.HasPrefix(host, "@"):
+		d.warn("db", "db.admin_dsn: not checked: a Unix socket (%s), not a loopback TCP address", host)
+	case !netguard.Loopback(host):
+		d.warn("db", "db.admin_dsn: host %s: not checked: not a loopback address", host)
+	default:
+		addr := net.JoinHostPort(strings.Trim(host, "[]"), port)
+		if err := dialDSN(addr); err != nil {
+			d.fail("db", "db.admin_dsn: %s is not reachable: %v", addr, unwrapOp(err))
+			return
+		}
+		d.ok("db", "db.admin_dsn: %s is reachable (a TCP connection, nothing sent)", addr)
+	}
+}
+
+// unwrapOp drops net.OpError's address prefix, which repeats the address.
+func unwrapOp(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}
+
+// dsnAddress finds the host and port of a PostgreSQL connection string: a
+// URL (postgres://user:pass@host:5432/db, ?host=... overriding) or
+// key=value words (host=... port=...). The port defaults to 5432; a list
+// of hosts yields the first.
+func dsnAddress(dsn string) (host, port string) {
+	port = "5432"
+	if strings.Contains(dsn, "://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "", port // never quote the parse error: it holds the DSN
+		}
+		host = u.Hostname()
+		if p := u.Port(); p != "" {
+			port = p
+		}
+		if q := u.Query(); q.Get("host") != "" {
+			host = q.Get("host")
+		}
+		if q := u.Query(); q.Get("port") != "" {
+			port = q.Get("port")
+		}
+	} else {
+		for key, value := range dsnWords(dsn) {
+			switch strings.ToLower(key) {
+			case "host", "hostaddr":
+				host = value
+			case "port":
+				port = value
+			}
+		}
+	}
+	host, _, _ = strings.Cut(host, ",")
+	port, _, _ = strings.Cut(port, ",")
+	return host, port
+}
+
+// dsnWords yields the key=value pairs of a libpq connection string, values
+// optionally single-quoted with backslash escapes.
+func dsnWords(dsn string) func(yield func(string, string) bool) {
+	return func(yield func(string, string) bool) {
+		s := dsn
+		for {
+			s = strings.TrimLeft(s, " \t\r\n")
+			eq := strings.IndexByte(s, '=')
+			if eq <= 0 {
+				return
+			}
+			key := strings.TrimSpace(s[:eq])
+			s = strings.TrimLeft(s[eq+1:], " \t")
+			var value strings.Builder
+			if strings.HasPrefix(s, "'") {
+				i := 1
+				for ; i < len(s) && s[i] != '\''; i++ {
+					if s[i] == '\\' && i+1 < len(s) {
+						i++
+					}
+					value.WriteByte(s[i])
+				}
+				s = s[min(i+1, len(s)):]
+			} else {
+				end := strings.IndexAny(s, " \t\r\n")
+				if end < 0 {
+					end = len(s)
+				}
+				value.WriteString(s[:end])
+				s = s[end:]
+			}
+			if !yield(key, value.String()) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/report"
+)
+
+// progressWidth bounds the live line, so it never wraps on an 80-column
+// terminal (a wrapped line cannot be redrawn in place).
+const progressWidth = 79
+
+// progressHooks reports a run's progress on w, which must be stderr: never
+// stdout or a file, which hold the reports.
+//
+//   - quiet: nothing.
+//   - terminal: one live line per pack, redrawn in place as probes finish
+//     ("core 3/11 secret-echo pass  1.2s"), ended when the pack's last probe
+//     has reported or the next pack starts.
+//   - otherwise (CI logs): plain lines, one when a pack starts and one per
+//     finished probe, no control characters.
+func progressHooks(w io.Writer, terminal, quiet bool) engine.Hooks {
+	if quiet {
+		return engine.Hooks{}
+	}
+	p := &progressState{w: w, terminal: terminal, start: time.Now()}
+	return engine.Hooks{Pack: p.pack, Probe: p.probe}
+}
+
+// progressState is the state the hooks share. The engine calls them from one
+// goroutine; the mutex keeps a misuse from garbling the line.
+type progressState struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	start    time.Time
+	name     string // the current pack
+	done     int    // probes of the pack that reported
+	total    int    // probes in the pack; 0 when unknown
+	open     bool   // a live line is on the screen without its newline
+}
+
+func (p *progressState) pack(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.end()
+	p.name, p.done, p.total = name, 0, probeCount(name)
+	count := ""
+	if p.total > 0 {
+		count = fmt.Sprintf(" (%d probes)", p.total)
+	}
+	if p.terminal {
+		p.draw(fmt.Sprintf("sealmark: %s%s starting", name, count))
+		return
+	}
+	fmt.Fprintf(p.w, "sealmark: pack %s%s  %s\n", name, count, p.elapsed())
+}
+
+func (p *progressState) probe(pack string, res report.Probe) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pack != p.name {
+		p.end()
+		p.name, p.done, p.total = pack, 0, probeCount(pack)
+	}
+	p.done++
+	count := fmt.Sprint(p.done)
+	if p.total > 0 {
+		count += fmt.Sprintf("/%d", p.total)
+	}
+	text := fmt.Sprintf("sealmark: %s %s %s %s", pack, count, oneLine(res.Name), res.Verdict)
+	if !p.terminal {
+		fmt.Fprintf(p.w, "%s  %dms  %s\n", text, res.Millis, p.elapsed())
+		return
+	}
+	p.draw(text)
+	if p.total > 0 && p.done >= p.total {
+		p.end()
+	}
+}
+
+// draw replaces the live line with text and the elapsed time.
+func (p *progressState) draw(text string) {
+	text += "  " + p.elapsed()
+	if len(text) > progressWidth {
+		text = text[:progressWidth]
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", text)
+	p.open = true
+}
+
+// end finishes the live line, so what is written next starts on a line
+// of its own.
+func (p *progressState) end() {
+	if p.open {
+		fmt.Fprint(p.w, "\n")
+		p.open = false
+	}
+}
+
+func (p *progressState) elapsed() string {
+	return fmt.Sprintf("%.1fs", time.Since(p.start).Seconds())
+}
+
+// probeCount is the number of probes of the pack called name, or 0 when no
+// pack of engine.All has that name.
+func probeCount(name string) int {
+	for _, pk := range engine.All {
+		if pk.Name == name {
+			return len(pk.Probes)
+		}
+	}
+	return 0
+}
+
+// oneLine drops control characters from a name a pack chose.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
+}
