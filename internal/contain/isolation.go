@@ -1,0 +1,201 @@
+package contain
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A Layer is one containment mechanism and whether it applies.
+type Layer struct {
+	// Name is the mechanism: "pgid", "pdeathsig", "subreaper",
+	// "no_new_privs", "rlimit-fsize", "landlock-fs", "landlock-net",
+	// "landlock-scope", "netns", "pidns", "userns" or "seccomp-notify".
+	Name string
+	// Applied is true when the mechanism works here and is in use.
+	Applied bool
+	// Detail qualifies an applied layer ("abi7", "lo-only").
+	Detail string
+	// Why says why a layer does not apply: the exact error of the attempt
+	// ("unshare(CLONE_NEWNET): operation not permitted"), "off by config",
+	// "not needed as root", "not implemented", "not Linux".
+	Why string
+}
+
+func applied(name, detail string) Layer { return Layer{Name: name, Applied: true, Detail: detail} }
+
+func refused(name, why string) Layer { return Layer{Name: name, Why: why} }
+
+// String is "name(detail)" for an applied layer and "name: why" otherwise.
+func (l Layer) String() string {
+	if l.Applied {
+		if l.Detail == "" {
+			return l.Name
+		}
+		return l.Name + "(" + l.Detail + ")"
+	}
+	return l.Name + ": " + l.Why
+}
+
+// Isolation says which containment mechanisms apply to a server, and for
+// each one that does not, why. Probe says what the machine allows;
+// Isolation.For narrows it to what a server wrapped with given Options gets.
+type Isolation struct {
+	Pgid      Layer // the server leads its own process group (launch does this)
+	Pdeathsig Layer // the server gets SIGKILL when the harness dies
+	Subreaper Layer // the harness adopts orphans (process.EnableSubreaper)
+
+	NoNewPrivs Layer // no setuid or file-capability gains
+	FileSize   Layer // RLIMIT_FSIZE: a per-file size cap
+
+	LandlockFS    Layer // writes only beneath the sandbox top and to /dev/null
+	LandlockNet   Layer // TCP connect only to the allowed loopback ports (ABI >= 4)
+	LandlockScope Layer // no signals or abstract unix sockets outside the server (ABI >= 6)
+
+	NetNS  Layer // a network namespace whose only interface is lo
+	PidNS  Layer // a pid namespace: the whole tree dies with the shim
+	UserNS Layer // a user namespace, needed for the other two when not root
+
+	SeccompNotify Layer // the egress observer; not implemented
+
+	// LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
+	LandlockABI int
+}
+
+// Layers returns every layer in a fixed order, applied or not: what
+// "sealmark doctor" lists.
+func (i Isolation) Layers() []Layer {
+	return []Layer{
+		i.Pgid, i.Pdeathsig, i.Subreaper,
+		i.NoNewPrivs, i.FileSize,
+		i.LandlockFS, i.LandlockNet, i.LandlockScope,
+		i.NetNS, i.PidNS, i.UserNS,
+		i.SeccompNotify,
+	}
+}
+
+// For returns what a server wrapped with o gets: the layers o turns off say
+// "off by config" (or why o leaves them nothing to do), the others are as
+// probed.
+func (i Isolation) For(o Options) Isolation {
+	off := func(l *Layer, why string) {
+		if l.Applied || l.Why == "" {
+			*l = refused(l.Name, why)
+		}
+	}
+	if o.MaxFileBytes <= 0 {
+		off(&i.FileSize, "no limit set")
+	}
+	if !o.Landlock {
+		off(&i.LandlockFS, "off by config")
+		off(&i.LandlockNet, "off by config")
+		off(&i.LandlockScope, "off by config")
+	} else if o.SandboxTop == "" {
+		off(&i.LandlockFS, "no sandbox")
+	}
+	if !o.NetNS {
+		off(&i.NetNS, "off by config")
+		off(&i.PidNS, "off by config")
+		off(&i.UserNS, "off by config")
+	} else if !i.PidNS.Applied {
+		// The network namespace is made inside the pid namespace's shim.
+		off(&i.NetNS, "needs pidns")
+	}
+	return i
+}
+
+// Applied reports whether the layer with the given name applies.
+func (i Isolation) Applied(name string) bool {
+	for _, l := range i.Layers() {
+		if l.Name == name {
+			return l.Applied
+		}
+	}
+	return false
+}
+
+// Line is the one-line summary a run prints after "isolation: ", e.g.
+//
+//	procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped; egress not observed (seccomp-notify: not implemented)
+//
+// A group with nothing applied says why: "fs=none(landlock-fs: off by
+// config)". The statements after ";" say what is weaker: whether egress is
+// hard-blocked, and that it is not observed.
+func (i Isolation) Line() string {
+	var parts []string
+	group := func(name string, ls ...Layer) {
+		var on, why []string
+		for _, l := range ls {
+			switch {
+			case l.Applied:
+				on = append(on, l.short())
+			case l.Why != "" && l.Why != "not needed as root":
+				why = append(why, l.Name+": "+l.Why)
+			}
+		}
+		if len(on) > 0 {
+			parts = append(parts, name+"="+strings.Join(on, "+"))
+		} else {
+			parts = append(parts, name+"=none("+strings.Join(why, "; ")+")")
+		}
+	}
+	procs := []Layer{i.Pgid, i.Pdeathsig, i.Subreaper, i.PidNS}
+	group("procs", procs...)
+	group("net", i.NetNS, i.LandlockNet)
+	group("fs", i.LandlockFS)
+	group("rlimits", i.FileSize)
+	group("privs", i.NoNewPrivs)
+	group("signals", i.LandlockScope)
+
+	var weaker []string
+	switch {
+	case i.NetNS.Applied:
+		// non-loopback egress fails at route lookup: hard-blocked
+	case i.LandlockNet.Applied:
+		weaker = append(weaker, "egress not hard-blocked (tcp connect limited to allowed ports, udp open; netns: "+i.NetNS.Why+")")
+	default:
+		weaker = append(weaker, "egress not blocked (netns: "+i.NetNS.Why+"; landlock-net: "+i.LandlockNet.Why+")")
+	}
+	if i.SeccompNotify.Applied {
+		// not reachable today; kept so the line stays truthful if it lands
+	} else {
+		weaker = append(weaker, "egress not observed (seccomp-notify: "+i.SeccompNotify.Why+")")
+	}
+	return strings.Join(parts, " ") + "; " + strings.Join(weaker, "; ")
+}
+
+// short names an applied layer inside its Line group.
+func (l Layer) short() string {
+	switch l.Name {
+	case "pidns":
+		if l.Detail != "" {
+			return "pidns(" + l.Detail + ")"
+		}
+		return "pidns"
+	case "netns":
+		return "netns(" + l.Detail + ")"
+	case "landlock-fs", "landlock-net":
+		return "landlock(" + l.Detail + ")"
+	case "landlock-scope":
+		return "landlock-scoped"
+	case "rlimit-fsize":
+		return "fsize"
+	}
+	return l.String()
+}
+
+// String is Line.
+func (i Isolation) String() string { return i.Line() }
+
+// wraps reports whether a shim has anything to apply.
+func (i Isolation) wraps() bool {
+	return i.Pdeathsig.Applied || i.NoNewPrivs.Applied || i.FileSize.Applied ||
+		i.LandlockFS.Applied || i.LandlockNet.Applied || i.LandlockScope.Applied ||
+		i.NetNS.Applied || i.PidNS.Applied
+}
+
+func errText(prefix string, err error) string {
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s: %v", prefix, err)
+}

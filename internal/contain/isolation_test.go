@@ -1,0 +1,161 @@
+package contain
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/launch"
+)
+
+// full is what a root run on a recent kernel gets.
+func full() Isolation {
+	return Isolation{
+		Pgid:          applied("pgid", ""),
+		Pdeathsig:     applied("pdeathsig", ""),
+		Subreaper:     applied("subreaper", ""),
+		NoNewPrivs:    applied("no_new_privs", ""),
+		FileSize:      applied("rlimit-fsize", ""),
+		LandlockFS:    applied("landlock-fs", "abi7"),
+		LandlockNet:   applied("landlock-net", "tcp-connect"),
+		LandlockScope: applied("landlock-scope", "signal+abstract-unix"),
+		NetNS:         applied("netns", "lo-only"),
+		PidNS:         applied("pidns", "userns"),
+		UserNS:        applied("userns", ""),
+		SeccompNotify: refused("seccomp-notify", "not implemented"),
+		LandlockABI:   7,
+	}
+}
+
+func TestLine(t *testing.T) {
+	tests := []struct {
+		name string
+		iso  Isolation
+		want string
+	}{{
+		"everything",
+		full(),
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped; egress not observed (seccomp-notify: not implemented)",
+	}, {
+		"defaults",
+		full().For(Options{}),
+		"procs=pgid+pdeathsig+subreaper net=none(netns: off by config; landlock-net: off by config) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config); egress not blocked (netns: off by config; landlock-net: off by config); egress not observed (seccomp-notify: not implemented)",
+	}, {
+		"landlock without netns",
+		full().For(Options{Landlock: true, SandboxTop: "/tmp/sealmark-x", MaxFileBytes: 1}),
+		"procs=pgid+pdeathsig+subreaper net=landlock(tcp-connect) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped; egress not hard-blocked (tcp connect limited to allowed ports, udp open; netns: off by config); egress not observed (seccomp-notify: not implemented)",
+	}, {
+		"refused with the error",
+		func() Isolation {
+			i := full()
+			i.PidNS = refused("pidns", "clone(CLONE_NEWUSER|CLONE_NEWPID): operation not permitted")
+			i.NetNS = refused("netns", "clone(CLONE_NEWUSER|CLONE_NEWPID): operation not permitted")
+			i.LandlockNet = refused("landlock-net", "landlock ABI 3 cannot restrict TCP (needs 4)")
+			i.Subreaper = refused("subreaper", "not enabled by the harness")
+			return i
+		}(),
+		"procs=pgid+pdeathsig net=none(netns: clone(CLONE_NEWUSER|CLONE_NEWPID): operation not permitted; landlock-net: landlock ABI 3 cannot restrict TCP (needs 4)) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped; egress not blocked (netns: clone(CLONE_NEWUSER|CLONE_NEWPID): operation not permitted; landlock-net: landlock ABI 3 cannot restrict TCP (needs 4)); egress not observed (seccomp-notify: not implemented)",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.iso.Line())
+		})
+	}
+}
+
+func TestForKeepsRefusalsAndNamesConfig(t *testing.T) {
+	i := full()
+	i.LandlockScope = refused("landlock-scope", "landlock ABI 5 has no scopes (needs 6)")
+	i.UserNS = refused("userns", "not needed as root")
+	got := i.For(Options{Landlock: true, NetNS: true})
+	assert.Equal(t, "landlock ABI 5 has no scopes (needs 6)", got.LandlockScope.Why, "a refusal stays what it was")
+	assert.Equal(t, "no sandbox", got.LandlockFS.Why)
+	assert.True(t, got.LandlockNet.Applied)
+	assert.True(t, got.NetNS.Applied && got.PidNS.Applied)
+	assert.Equal(t, "not needed as root", got.UserNS.Why)
+
+	i.PidNS = refused("pidns", "clone: operation not permitted")
+	got = i.For(Options{NetNS: true})
+	assert.False(t, got.NetNS.Applied)
+	assert.Equal(t, "needs pidns", got.NetNS.Why)
+	assert.True(t, got.Applied("no_new_privs"))
+	assert.False(t, got.Applied("no-such-layer"))
+}
+
+func TestShimArgsRoundTrip(t *testing.T) {
+	c := shimConfig{Mode: modeRun, Ppid: 42, FileSize: 1 << 20, Writable: "/tmp/sealmark-x", Net: true,
+		Scope: true, Ports: []int{80, 8080}, NS: true, User: true, Path: "/bin/server", Args: []string{"--", "-x", ""}}
+	args := c.args()
+	require.Equal(t, Verb, args[0])
+	got, err := parseShim(args[1:])
+	require.NoError(t, err)
+	assert.Equal(t, c, got)
+
+	for _, bad := range [][]string{
+		nil,
+		{"bogus"},
+		{modeRun, "--", "relative"},
+		{modeRun, "-port=0", "--", "/bin/x"},
+		{modeRun, "-nosuchflag", "--", "/bin/x"},
+	} {
+		_, err := parseShim(bad)
+		assert.Error(t, err, "%q", bad)
+	}
+}
+
+func TestRunID(t *testing.T) {
+	for marker, want := range map[string]string{
+		"SEALMARK_RUN=0123456789abcdef": "0123456789abcdef",
+		"0123456789abcdef":              "0123456789abcdef",
+		"":                              "",
+	} {
+		got, err := runID(marker)
+		assert.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	for _, bad := range []string{"SEALMARK_RUN=xyz", "0123456789ABCDEF", "0123456789abcdef0", "../x"} {
+		_, err := runID(bad)
+		assert.Error(t, err, "%q", bad)
+	}
+}
+
+func TestOwnerFile(t *testing.T) {
+	top := t.TempDir()
+	require.NoError(t, WriteOwner(top, "SEALMARK_RUN=00000000000000ff"))
+	o, err := readOwner(top)
+	require.NoError(t, err)
+	assert.Equal(t, os.Getpid(), o.Pid)
+	assert.Equal(t, "00000000000000ff", o.Run)
+	if runtime.GOOS == "linux" {
+		assert.NotZero(t, o.Start)
+	}
+	assert.True(t, o.alive(), "this process owns it")
+	entries, _ := os.ReadDir(top)
+	assert.Len(t, entries, 1, "no temp file left")
+
+	assert.Error(t, WriteOwner(top, "SEALMARK_RUN=bad"))
+	for _, bad := range []string{"", "pid 1\n", "sealmark-owner 1\n", "sealmark-owner 1\npid x\n", "sealmark-owner 1\npid 5\nrun ../\n"} {
+		_, err := parseOwner([]byte(bad))
+		assert.Error(t, err, "%q", bad)
+	}
+	require.NoError(t, os.Remove(filepath.Join(top, OwnerFile)))
+	require.NoError(t, os.Symlink("/etc/hostname", filepath.Join(top, OwnerFile)))
+	_, err = readOwner(top)
+	assert.Error(t, err, "a link is never believed")
+}
+
+func TestWrapNeedsDispatch(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux has a shim")
+	}
+	dispatched.Store(false)
+	defer dispatched.Store(true)
+	_, err := Wrap(launch.Spec{Path: "/bin/true"}, Options{})
+	require.Error(t, err)
+	assert.True(t, strings.Contains(err.Error(), "Dispatch"), err.Error())
+}

@@ -1,0 +1,263 @@
+package contain
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// probeTimeout bounds one probe child.
+const probeTimeout = 5 * time.Second
+
+var (
+	probeOnce sync.Once
+	probed    Isolation
+)
+
+// Probe tries each mechanism once per process, in a child started the way
+// a server would be (the shim's own binary, in new namespaces where that
+// works), and returns what applied and the exact error of each refusal.
+// The result is cached; only Subreaper is read afresh on every call, since
+// the harness may turn it on later (process.EnableSubreaper).
+func Probe() Isolation {
+	probeOnce.Do(func() { probed = probe() })
+	i := probed
+	i.Subreaper = subreaper()
+	return i
+}
+
+func subreaper() Layer {
+	var on int32
+	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&on)), 0, 0, 0); err != nil {
+		return refused("subreaper", "prctl(PR_GET_CHILD_SUBREAPER): "+err.Error())
+	}
+	if on == 0 {
+		return refused("subreaper", "not enabled by the harness")
+	}
+	return applied("subreaper", "")
+}
+
+// probeReport is what a probe child prints: "" for each mechanism that
+// worked, the error otherwise.
+type probeReport struct {
+	Pid           int    `json:"pid"`
+	NoNewPrivs    string `json:"no_new_privs"`
+	FileSize      string `json:"rlimit_fsize"`
+	NetNS         string `json:"netns"`
+	LandlockABI   int    `json:"landlock_abi"`
+	LandlockFS    string `json:"landlock_fs"`
+	LandlockNet   string `json:"landlock_net"`
+	LandlockScope string `json:"landlock_scope"`
+}
+
+func probe() Isolation {
+	i := Isolation{
+		Pgid:          applied("pgid", ""),
+		Subreaper:     subreaper(),
+		SeccompNotify: refused("seccomp-notify", "not implemented"),
+	}
+	shim := []*Layer{&i.Pdeathsig, &i.NoNewPrivs, &i.FileSize, &i.LandlockFS, &i.LandlockNet,
+		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS}
+	names := []string{"pdeathsig", "no_new_privs", "rlimit-fsize", "landlock-fs", "landlock-net",
+		"landlock-scope", "netns", "pidns", "userns"}
+	refuseAll := func(why string) Isolation {
+		for k, l := range shim {
+			*l = refused(names[k], why)
+		}
+		return i
+	}
+	if !dispatched.Load() {
+		return refuseAll(notDispatched)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return refuseAll("no harness binary for the shim: " + err.Error())
+	}
+
+	// Namespaces first: the same clone the outer shim will make.
+	root := os.Geteuid() == 0
+	tries := []bool{!root}
+	if root {
+		tries = append(tries, true) // a root without CAP_SYS_ADMIN may still have user namespaces
+	}
+	var nsErrs []string
+	var rep probeReport
+	ns, user := false, false
+	for _, u := range tries {
+		r, err := probeRunner(exe, nsAttr(u))
+		if err == nil {
+			rep, ns, user = r, true, u
+			break
+		}
+		nsErrs = append(nsErrs, nsFlags(u)+": "+err.Error())
+	}
+	if !ns {
+		r, err := probeRunner(exe, &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL})
+		if err != nil {
+			return refuseAll("probe child: " + err.Error())
+		}
+		rep = r
+	}
+
+	i.Pdeathsig = applied("pdeathsig", "")
+	i.NoNewPrivs = layerOf("no_new_privs", "", rep.NoNewPrivs)
+	i.FileSize = layerOf("rlimit-fsize", "", rep.FileSize)
+	i.LandlockABI = rep.LandlockABI
+	i.LandlockFS = layerOf("landlock-fs", fmt.Sprintf("abi%d", rep.LandlockABI), rep.LandlockFS)
+	i.LandlockNet = layerOf("landlock-net", "tcp-connect", rep.LandlockNet)
+	i.LandlockScope = layerOf("landlock-scope", "signal+abstract-unix", rep.LandlockScope)
+	switch {
+	case !ns:
+		why := strings.Join(nsErrs, "; ")
+		i.PidNS, i.UserNS, i.NetNS = refused("pidns", why), refused("userns", why), refused("netns", why)
+		if root && len(nsErrs) > 0 {
+			i.UserNS = refused("userns", nsErrs[len(nsErrs)-1])
+		}
+	case rep.Pid != 1:
+		why := fmt.Sprintf("the probe child is pid %d, not 1", rep.Pid)
+		i.PidNS, i.UserNS, i.NetNS = refused("pidns", why), refused("userns", why), refused("netns", why)
+	default:
+		detail := ""
+		i.UserNS = refused("userns", "not needed as root")
+		if user {
+			detail = "userns"
+			i.UserNS = applied("userns", "")
+		}
+		i.PidNS = applied("pidns", detail)
+		i.NetNS = layerOf("netns", "lo-only", rep.NetNS)
+	}
+	return i
+}
+
+func layerOf(name, detail, err string) Layer {
+	if err != "" {
+		return refused(name, err)
+	}
+	return applied(name, detail)
+}
+
+// probeRunner is runProbe; tests replace it to refuse a mechanism.
+var probeRunner = runProbe
+
+// runProbe runs the harness binary as a probe child with attr and decodes
+// its report.
+func runProbe(exe string, attr *syscall.SysProcAttr) (probeReport, error) {
+	var rep probeReport
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, Verb, modeProbe)
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	cmd.SysProcAttr = attr
+	cmd.WaitDelay = time.Second
+	out := &boundedBuffer{max: 64 << 10}
+	errOut := &boundedBuffer{max: 4 << 10}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(errOut.String()); msg != "" {
+			return rep, fmt.Errorf("%w (%s)", err, msg)
+		}
+		return rep, err
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		return rep, fmt.Errorf("probe report: %w", err)
+	}
+	return rep, nil
+}
+
+// probeChild tries each mechanism on itself and prints a probeReport.
+// It runs on a locked thread (see shimMain).
+func probeChild() int {
+	rep := probeReport{Pid: os.Getpid()}
+	rep.FileSize = errString(tryFileSize())
+	rep.NetNS = "not in a new pid namespace"
+	if rep.Pid == 1 {
+		rep.NetNS = errString(tryNetNS())
+	}
+	rep.NoNewPrivs = errString(unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+	abi, err := landlockABI()
+	rep.LandlockABI = abi
+	if err != nil {
+		rep.LandlockFS, rep.LandlockNet, rep.LandlockScope = err.Error(), err.Error(), err.Error()
+	} else {
+		p := landlockPolicy{Writable: []string{os.DevNull}}
+		if abi >= llABINet {
+			p.Net, p.Ports = true, []int{1}
+		} else {
+			rep.LandlockNet = fmt.Sprintf("landlock ABI %d cannot restrict TCP (needs %d)", abi, llABINet)
+		}
+		if abi >= llABIScope {
+			p.Scope = true
+		} else {
+			rep.LandlockScope = fmt.Sprintf("landlock ABI %d has no scopes (needs %d)", abi, llABIScope)
+		}
+		if err := restrictSelf(abi, p); err != nil {
+			rep.LandlockFS = err.Error()
+			rep.LandlockNet, rep.LandlockScope = err.Error(), err.Error()
+		}
+	}
+	b, _ := json.Marshal(rep)
+	os.Stdout.Write(append(b, '\n'))
+	return 0
+}
+
+func tryFileSize() error {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &lim); err != nil {
+		return fmt.Errorf("getrlimit(RLIMIT_FSIZE): %w", err)
+	}
+	if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &lim); err != nil {
+		return fmt.Errorf("setrlimit(RLIMIT_FSIZE): %w", err)
+	}
+	return nil
+}
+
+// tryNetNS enters a loopback-only network namespace and checks that a
+// connection over lo works there.
+func tryNetNS() error {
+	if err := enterLoopbackNet(); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listening on lo: %w", err)
+	}
+	defer ln.Close()
+	c, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second)
+	if err != nil {
+		return fmt.Errorf("connecting over lo: %w", err)
+	}
+	c.Close()
+	return nil
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// boundedBuffer keeps the first max bytes written to it and drops the rest.
+type boundedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}

@@ -1,0 +1,259 @@
+package contain
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Exit statuses of a shim that could not run the server. A server's own
+// status passes through unchanged (or as 128+n for signal n when a shim
+// stays as its parent).
+const (
+	exitShimFailed = 125 // a layer could not be applied, or the harness is gone
+	exitNotExec    = 126 // the program exists but could not be executed
+	exitNotFound   = 127 // the program does not exist
+)
+
+// forwarded are the signals a resident shim passes on to the server.
+var forwarded = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2}
+
+// shimMain is the shim's whole life; it returns an exit status only when
+// it could not exec the server (or, as a resident shim, when the server
+// ended).
+func shimMain(args []string) int {
+	c, err := parseShim(args)
+	if err != nil {
+		return fail("arguments", err)
+	}
+	// Every per-thread setting (no_new_privs, Landlock, the network
+	// namespace) must be made on the thread that execs or forks the
+	// server, and that thread must never exit: Pdeathsig follows it.
+	runtime.LockOSThread()
+	switch c.Mode {
+	case modeProbe:
+		return probeChild()
+	case modeInner:
+		return innerShim(c)
+	}
+	if err := dieWithParent(c.Ppid); err != nil {
+		return fail("pdeathsig", err)
+	}
+	if c.NS {
+		return outerShim(c)
+	}
+	if err := c.restrict(); err != nil {
+		return fail("restrict", err)
+	}
+	err = syscall.Exec(c.Path, append([]string{c.Path}, c.Args...), environ())
+	return failExec(c.Path, err)
+}
+
+// dieWithParent asks for SIGKILL when the harness dies, then checks that
+// it had not died already.
+func dieWithParent(ppid int) error {
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err)
+	}
+	if ppid != 0 && os.Getppid() != ppid {
+		return fmt.Errorf("the harness (pid %d) is gone", ppid)
+	}
+	return nil
+}
+
+// restrict applies the process-wide rlimit and, on the calling thread,
+// no_new_privs and Landlock.
+func (c shimConfig) restrict() error {
+	if c.FileSize > 0 {
+		var old unix.Rlimit
+		if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &old); err != nil {
+			return fmt.Errorf("getrlimit(RLIMIT_FSIZE): %w", err)
+		}
+		lim := min(uint64(c.FileSize), old.Max)
+		if err := unix.Setrlimit(unix.RLIMIT_FSIZE, &unix.Rlimit{Cur: lim, Max: lim}); err != nil {
+			return fmt.Errorf("setrlimit(RLIMIT_FSIZE): %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if c.Writable == "" && !c.Net && !c.Scope {
+		return nil
+	}
+	abi, err := landlockABI()
+	if err != nil {
+		return err
+	}
+	p := landlockPolicy{Net: c.Net, Ports: c.Ports, Scope: c.Scope}
+	if c.Writable != "" {
+		p.Writable = []string{c.Writable, os.DevNull}
+	}
+	return restrictSelf(abi, p)
+}
+
+// outerShim starts the inner shim in new namespaces, passes signals on,
+// and exits as it does. It is what the harness sees as the server's leader.
+func outerShim(c shimConfig) int {
+	exe, err := os.Executable()
+	if err != nil {
+		return fail("inner shim", err)
+	}
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return fail("inner shim", err)
+	}
+	in := c
+	in.Mode = modeInner
+	cmd := exec.Command(exe, in.args()...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = environ()
+	cmd.ExtraFiles = []*os.File{lifeR} // fd 3: reads EOF once this shim is gone
+	cmd.SysProcAttr = nsAttr(c.User)
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwarded...)
+	if err := cmd.Start(); err != nil {
+		return fail(nsFlags(c.User), err)
+	}
+	lifeR.Close()
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	err = cmd.Wait()
+	runtime.KeepAlive(lifeW)
+	if cmd.ProcessState == nil {
+		return fail("inner shim", err)
+	}
+	return statusCode(cmd.ProcessState.Sys().(syscall.WaitStatus))
+}
+
+// lifelineFD is the inner shim's read end of the outer shim's pipe.
+const lifelineFD = 3
+
+// innerShim runs as pid 1 of the new pid namespace: it makes the network
+// namespace on its own thread, listens there for the proxy, applies the
+// restrictions, forks the server from that thread, reaps every process
+// that re-parents to it, and exits with the server's status, which ends
+// the namespace and everything left in it.
+func innerShim(c shimConfig) int {
+	if os.Getpid() != 1 {
+		// kill(-1) below would reach far more than the namespace
+		return fail("inner shim", errors.New("not pid 1 of a new pid namespace"))
+	}
+	unix.CloseOnExec(lifelineFD)
+	if cut, err := lifelineCut(); err != nil || cut {
+		return fail("inner shim", errors.New("the outer shim is gone"))
+	}
+	if err := enterLoopbackNet(); err != nil {
+		return fail("netns", err)
+	}
+	lns, targets, err := listenInside(c.Ports)
+	if err != nil {
+		return fail("netns", err)
+	}
+	if err := c.restrict(); err != nil {
+		return fail("restrict", err)
+	}
+	sigs := make(chan os.Signal, 64)
+	signal.Notify(sigs, append([]os.Signal{syscall.SIGCHLD}, forwarded...)...)
+	pid, err := syscall.ForkExec(c.Path, append([]string{c.Path}, c.Args...), &syscall.ProcAttr{
+		Env:   environ(),
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		return failExec(c.Path, err)
+	}
+	p := newProxy()
+	for i, ln := range lns {
+		go p.serve(ln, targets[i])
+	}
+	go func() {
+		// The outer shim died (and the harness with it, most likely):
+		// end the namespace even if Pdeathsig was lost.
+		_, _ = io.Copy(io.Discard, os.NewFile(lifelineFD, "lifeline"))
+		_ = syscall.Kill(-1, syscall.SIGKILL)
+		syscall.Exit(exitShimFailed)
+	}()
+	tick := time.NewTicker(500 * time.Millisecond) // in case a SIGCHLD was coalesced away
+	defer tick.Stop()
+	for {
+		select {
+		case s := <-sigs:
+			if s != syscall.SIGCHLD {
+				_ = syscall.Kill(pid, s.(syscall.Signal))
+				continue
+			}
+		case <-tick.C:
+		}
+		if ws, done := reap(pid); done {
+			return statusCode(ws)
+		}
+	}
+}
+
+// reap collects every exited child and reports the server's status once it
+// is among them.
+func reap(server int) (syscall.WaitStatus, bool) {
+	for {
+		var ws syscall.WaitStatus
+		wpid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || wpid <= 0 {
+			return 0, false
+		}
+		if wpid == server {
+			return ws, true
+		}
+	}
+}
+
+// lifelineCut reports whether the outer shim's end of the lifeline is
+// closed.
+func lifelineCut() (bool, error) {
+	fds := []unix.PollFd{{Fd: lifelineFD, Events: unix.POLLIN}}
+	if _, err := unix.Poll(fds, 0); err != nil {
+		return false, err
+	}
+	return fds[0].Revents&(unix.POLLHUP|unix.POLLERR|unix.POLLNVAL) != 0, nil
+}
+
+func statusCode(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// environ is the shim's environment: exactly the server's, as the harness
+// gave it.
+func environ() []string {
+	if env := os.Environ(); env != nil {
+		return env
+	}
+	return []string{}
+}
+
+func fail(what string, err error) int {
+	fmt.Fprintf(os.Stderr, "sealmark-contain: %s: %v\n", what, err)
+	return exitShimFailed
+}
+
+func failExec(path string, err error) int {
+	fmt.Fprintf(os.Stderr, "sealmark-contain: exec %s: %v\n", path, err)
+	if errors.Is(err, syscall.ENOENT) {
+		return exitNotFound
+	}
+	return exitNotExec
+}

@@ -1,0 +1,75 @@
+package contain
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// SweepStale cleans up after harness runs that died without cleaning up
+// (a SIGKILL, a crash, a power cut): among parent's "sealmark-*"
+// directories it picks those whose OwnerFile names a process that no
+// longer exists, kills every process whose environment carries one of
+// those runs' markers (Linux), then removes the directories. A directory
+// without a valid owner file of the calling user is left alone: another
+// run may be between making it and WriteOwner, and a directory in a shared
+// temp directory may belong to someone else. Marked processes of a run
+// whose directory is already gone are not found. It returns one line per
+// thing it did or failed to do, for the run's log.
+func SweepStale(parent string) []string {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return []string{fmt.Sprintf("sweep %s: %v", parent, err)}
+	}
+	var stale []string
+	owners := map[string]owner{}
+	runs := map[string]bool{}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "sealmark-") {
+			continue
+		}
+		top := filepath.Join(parent, e.Name())
+		o, err := readOwner(top)
+		if err != nil || o.alive() {
+			continue
+		}
+		stale = append(stale, top)
+		owners[top] = o
+		if o.Run != "" {
+			runs[o.Run] = true
+		}
+	}
+	sort.Strings(stale)
+	var did []string
+	if len(runs) > 0 {
+		did = append(did, killMarked(runs)...)
+	}
+	for _, top := range stale {
+		o := owners[top]
+		if err := removeAll(top); err != nil {
+			did = append(did, fmt.Sprintf("could not remove stale sandbox %s: %v", top, err))
+			continue
+		}
+		did = append(did, fmt.Sprintf("removed stale sandbox %s (run %q, harness pid %d gone)", top, o.Run, o.Pid))
+	}
+	return did
+}
+
+// removeAll removes dir, first making every directory in it writable and
+// searchable if a plain RemoveAll fails (a server may leave 0500 dirs).
+// Links are removed, never followed.
+func removeAll(dir string) error {
+	if os.RemoveAll(dir) == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}

@@ -1,0 +1,222 @@
+package contain
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/sealmark/sealmark/internal/launch"
+)
+
+// Verb in os.Args[1] makes the harness binary act as the shim (see Dispatch).
+const Verb = "__sealmark-contain"
+
+// Options says what to ask of the layers Probe found. The zero value asks
+// for the layers that need no setting: no_new_privs and Pdeathsig.
+type Options struct {
+	// SandboxTop is the sandbox's top directory (<tmp>/sealmark-<hex>), an
+	// absolute path. With Landlock it is, with /dev/null, the only place
+	// the server may write; everything else stays readable. Empty leaves
+	// the filesystem unrestricted.
+	SandboxTop string
+	// AllowPorts are the harness's loopback ports the server may connect
+	// to (the loopback listener, the upstream stub). Where Landlock's ABI
+	// handles TCP (>= 4), a TCP connect to any other port fails with
+	// EACCES; none means no TCP connect at all. With NetNS they are the
+	// ports proxied from inside the namespace to the host.
+	AllowPorts []int
+	// MaxFileBytes caps the size of each file the server writes
+	// (RLIMIT_FSIZE): a write past it fails with EFBIG, or kills a program
+	// that does not ignore SIGXFSZ. 0 sets no cap.
+	MaxFileBytes int64
+	// NetNS runs the server in new network and pid namespaces (and a user
+	// namespace when the harness is not root). The network has only lo:
+	// any non-loopback destination fails with ENETUNREACH, and the
+	// AllowPorts on 127.0.0.1 and ::1 reach the harness through a proxy in
+	// the shim. A shim stays as the server's parent (pid 1 inside), so the
+	// server's exit status comes back as a plain code (128+n for
+	// signal n), and the proxy's listeners belong to the shim's pid. When
+	// the harness dies, the whole tree dies with the shim. Default off.
+	NetNS bool
+	// Landlock restricts writes to SandboxTop, TCP connects to AllowPorts
+	// and signals to the server's own tree, as far as the kernel's ABI
+	// allows. Default off.
+	Landlock bool
+}
+
+func (o Options) check() error {
+	if o.SandboxTop != "" && !filepath.IsAbs(o.SandboxTop) {
+		return fmt.Errorf("contain: sandbox top %q is not an absolute path", o.SandboxTop)
+	}
+	for _, p := range o.AllowPorts {
+		if p < 1 || p > 65535 {
+			return fmt.Errorf("contain: allowed port %d is not a TCP port", p)
+		}
+	}
+	if o.MaxFileBytes < 0 {
+		return fmt.Errorf("contain: negative file size cap %d", o.MaxFileBytes)
+	}
+	return nil
+}
+
+// dispatched is set by Dispatch: only a program that calls it can act as
+// the shim.
+var dispatched atomic.Bool
+
+const notDispatched = "contain.Dispatch is not called by this program"
+
+// Wrap returns a spec that starts the server through the shim: the
+// harness binary (os.Executable) with Verb, which applies every layer that
+// Probe found and o asks for, then runs spec's program with exactly spec's
+// environment, arguments and working directory. Where nothing applies
+// (not Linux) it returns spec unchanged. It fails when o is invalid, when
+// spec.Path is not absolute, or on Linux when the program never called
+// Dispatch. Probe().For(o).Line() says what the wrapped server gets.
+func Wrap(spec launch.Spec, o Options) (launch.Spec, error) {
+	if err := o.check(); err != nil {
+		return spec, err
+	}
+	if !filepath.IsAbs(spec.Path) {
+		return spec, fmt.Errorf("contain: program path %q is not absolute", spec.Path)
+	}
+	if runtime.GOOS == "linux" && !dispatched.Load() {
+		return spec, errors.New("contain: " + notDispatched + ": call it first in main (or TestMain)")
+	}
+	return wrapWith(Probe().For(o), spec, o)
+}
+
+// wrapWith is Wrap with the layers that apply already known.
+func wrapWith(iso Isolation, spec launch.Spec, o Options) (launch.Spec, error) {
+	if !iso.wraps() {
+		return spec, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return spec, fmt.Errorf("contain: the shim needs the harness binary: %w", err)
+	}
+	c := shimConfig{
+		Mode:  modeRun,
+		Ppid:  os.Getpid(),
+		Path:  spec.Path,
+		Args:  spec.Args,
+		NS:    iso.NetNS.Applied,
+		User:  iso.NetNS.Applied && iso.UserNS.Applied,
+		Scope: iso.LandlockScope.Applied,
+	}
+	if iso.FileSize.Applied {
+		c.FileSize = o.MaxFileBytes
+	}
+	if iso.LandlockFS.Applied {
+		c.Writable = o.SandboxTop
+	}
+	if iso.LandlockNet.Applied {
+		c.Net = true
+	}
+	if c.Net || c.NS {
+		c.Ports = append([]int(nil), o.AllowPorts...)
+	}
+	out := spec
+	out.Path = exe
+	out.Args = c.args()
+	return out, nil
+}
+
+// The shim's modes (os.Args[2]).
+const (
+	modeRun   = "run"   // started by the harness: apply the layers, exec or spawn the inner shim
+	modeInner = "inner" // started by the run shim in new namespaces: pid 1, netns, proxy
+	modeProbe = "probe" // started by Probe: try each mechanism, print the results
+)
+
+// shimConfig is what the harness tells the shim, in its arguments.
+type shimConfig struct {
+	Mode     string
+	Ppid     int    // the harness's pid, to notice it died before Pdeathsig was set
+	FileSize int64  // RLIMIT_FSIZE; 0 leaves it
+	Writable string // Landlock fs: the one writable directory ("" handles no fs access)
+	Net      bool   // Landlock net: TCP connect only to Ports
+	Scope    bool   // Landlock scopes: signals and abstract unix sockets
+	Ports    []int  // the allowed (and, with NS, proxied) loopback ports
+	NS       bool   // spawn the inner shim in new namespaces
+	User     bool   // with NS: a user namespace too
+	Path     string // the server
+	Args     []string
+}
+
+// args encodes c as the shim's arguments, from Verb on.
+func (c shimConfig) args() []string {
+	a := []string{Verb, c.Mode, "-ppid=" + strconv.Itoa(c.Ppid)}
+	if c.FileSize > 0 {
+		a = append(a, "-fsize="+strconv.FormatInt(c.FileSize, 10))
+	}
+	if c.Writable != "" {
+		a = append(a, "-fs="+c.Writable)
+	}
+	if c.Net {
+		a = append(a, "-net")
+	}
+	if c.Scope {
+		a = append(a, "-scope")
+	}
+	for _, p := range c.Ports {
+		a = append(a, "-port="+strconv.Itoa(p))
+	}
+	if c.NS {
+		a = append(a, "-ns")
+	}
+	if c.User {
+		a = append(a, "-userns")
+	}
+	a = append(a, "--", c.Path)
+	return append(a, c.Args...)
+}
+
+// parseShim decodes the arguments after Verb.
+func parseShim(args []string) (shimConfig, error) {
+	var c shimConfig
+	if len(args) == 0 {
+		return c, errors.New("no mode")
+	}
+	c.Mode = args[0]
+	switch c.Mode {
+	case modeRun, modeInner, modeProbe:
+	default:
+		return c, fmt.Errorf("unknown mode %q", c.Mode)
+	}
+	fs := flag.NewFlagSet(Verb, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.IntVar(&c.Ppid, "ppid", 0, "")
+	fs.Int64Var(&c.FileSize, "fsize", 0, "")
+	fs.StringVar(&c.Writable, "fs", "", "")
+	fs.BoolVar(&c.Net, "net", false, "")
+	fs.BoolVar(&c.Scope, "scope", false, "")
+	fs.Func("port", "", func(s string) error {
+		p, err := strconv.Atoi(s)
+		if err != nil || p < 1 || p > 65535 {
+			return fmt.Errorf("bad port %q", s)
+		}
+		c.Ports = append(c.Ports, p)
+		return nil
+	})
+	fs.BoolVar(&c.NS, "ns", false, "")
+	fs.BoolVar(&c.User, "userns", false, "")
+	if err := fs.Parse(args[1:]); err != nil {
+		return c, err
+	}
+	if c.Mode == modeProbe {
+		return c, nil
+	}
+	rest := fs.Args()
+	if len(rest) == 0 || !filepath.IsAbs(rest[0]) {
+		return c, fmt.Errorf("no absolute program path after the flags: %s", strings.Join(rest, " "))
+	}
+	c.Path, c.Args = rest[0], rest[1:]
+	return c, nil
+}
