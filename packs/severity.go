@@ -115,6 +115,10 @@ type Finding struct {
 	// probe id and the message after tokens and paths were replaced by
 	// their stable names.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Accepted holds the baseline's written justification when the
+	// finding is accepted; an accepted finding stays in the report but does
+	// not fail the run.
+	Accepted string `json:"accepted,omitempty"`
 }
 
 // String renders a finding the way go test and the text report print it.

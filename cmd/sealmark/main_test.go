@@ -202,3 +202,37 @@ func TestDiffReportsRegression(t *testing.T) {
 	assert.Equal(t, 3, code)
 	assert.Contains(t, errOut, "missing.json")
 }
+
+func TestBaselineAcceptsAFinding(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath := filepath.Join(dir, "r.json")
+	code, _, _ := sealmark(t, append(runArgs(t, "--fail-on", "medium", "--json", jsonPath, "--"), serverArgs(t, "stdout-banner")...)...)
+	require.Equal(t, 1, code)
+	raw, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var rep struct {
+		Packs []struct {
+			Probes []struct {
+				ID       string
+				Findings []struct{ Fingerprint string }
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal(raw, &rep))
+	var fp string
+	for _, p := range rep.Packs[0].Probes {
+		if p.ID == "CORE-STDOUT-JSONRPC" {
+			fp = p.Findings[0].Fingerprint
+		}
+	}
+	require.NotEmpty(t, fp)
+	base := filepath.Join(dir, "baseline.json")
+	require.NoError(t, os.WriteFile(base, []byte(`{"accepted":[{"probe":"CORE-STDOUT-JSONRPC","fingerprint":"`+fp+`","justification":"the banner goes away in v2"}]}`), 0o600))
+	code, out, errOut := sealmark(t, append(runArgs(t, "--fail-on", "medium", "--baseline", base, "--"), serverArgs(t, "stdout-banner")...)...)
+	assert.Equal(t, 0, code, "the accepted finding does not fail the run: %s", errOut)
+	assert.Contains(t, out, "accepted by the baseline: the banner goes away in v2")
+
+	code, out, _ = sealmark(t, append(runArgs(t, "--fail-on", "medium", "--baseline", base, "--"), serverArgs(t, "")...)...)
+	assert.Equal(t, 1, code, "a stale baseline entry fails the run")
+	assert.Contains(t, out, "baseline: stale entry")
+}

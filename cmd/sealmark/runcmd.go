@@ -67,7 +67,7 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.String("url", "", "an HTTP server's MCP endpoint, a loopback `URL` (placeholders expand: http://127.0.0.1:{port}/mcp)")
 	fs.Var(&repeated{}, "header", "an HTTP header `Name: value` for --url (repeatable)")
 	fs.String("start", "", "a `COMMAND` line that starts the HTTP server for --url, in the sandbox's throwaway directory (no shell)")
-	fs.String("baseline", "", "a file of accepted findings (not supported yet)")
+	fs.String("baseline", "", "a JSON `FILE` of accepted findings (probe id, fingerprint, justification); a stale entry fails the run")
 	return fs, f
 }
 
@@ -142,6 +142,12 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.active && !f.yes && !confirmActive(stdin, stderr) {
 		return usageErr("--active needs confirmation: answer y on a terminal, or add --yes")
 	}
+	var baseline *report.Baseline
+	if res.Baseline != "" {
+		if baseline, err = report.LoadBaseline(res.Baseline); err != nil {
+			return usageErr("%v", err)
+		}
+	}
 	e, err := engine.New(cfg)
 	if err != nil {
 		return usageErr("%v", err)
@@ -158,6 +164,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	errFile, isFile := stderr.(*os.File)
 	rep := e.Run(ctx, progressHooks(stderr, isFile && isTerminal(errFile), f.quiet))
 	stop()
+	report.ApplyBaseline(rep, baseline)
 	report.WriteText(stdout, rep)
 	for _, out := range []struct {
 		flag, path string
@@ -219,8 +226,6 @@ func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 	switch {
 	case s.URL != "" && s.Command != "":
 		return engine.Config{}, errors.New("server.command and server.url: an HTTP server the harness starts is given as server.start (--start), not as the command after --")
-	case s.Baseline != "":
-		return engine.Config{}, errors.New("baseline / --baseline: baselines are not supported yet")
 	}
 	sev, err := packs.ParseSeverity(s.FailOn)
 	if err != nil {

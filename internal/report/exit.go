@@ -20,6 +20,9 @@ func ExitCode(rep *Report, failOn packs.Severity) int {
 	if rep == nil || rep.HarnessError != "" {
 		return ExitHarness
 	}
+	if len(rep.StaleBaseline) > 0 {
+		return ExitFindings
+	}
 	for _, pk := range rep.Packs {
 		for _, pr := range pk.Probes {
 			if pr.Verdict != packs.Failed {
@@ -29,7 +32,7 @@ func ExitCode(rep *Report, failOn packs.Severity) int {
 				return ExitFindings
 			}
 			for _, f := range pr.Findings {
-				if f.Severity >= failOn {
+				if f.Severity >= failOn && f.Accepted == "" {
 					return ExitFindings
 				}
 			}

@@ -76,6 +76,10 @@ type Report struct {
 	Timeline []observers.Record `json:"timeline,omitempty"`
 	// Summary counts verdicts and findings; Finalize computes it.
 	Summary Summary `json:"summary"`
+	// StaleBaseline lists baseline entries that matched no finding of this
+	// run ("PROBE-ID fingerprint"): a stale entry fails the run, so the
+	// baseline never silently outlives the findings it accepted.
+	StaleBaseline []string `json:"staleBaseline,omitempty"`
 	// HarnessError is set when the harness could not run at all (the server
 	// did not start, the sandbox could not be made, ...). Such a run is never
 	// clean: ExitCode returns ExitHarness for it.

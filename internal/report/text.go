@@ -193,6 +193,9 @@ func writeFinding(b *strings.Builder, f packs.Finding, detail string) {
 	for _, e := range f.Evidence {
 		line(b, detail+"evidence: "+clean(e.Observer)+": ", e.Detail)
 	}
+	if f.Accepted != "" {
+		line(b, detail+"accepted by the baseline: ", f.Accepted)
+	}
 }
 
 func writeFooter(b *strings.Builder, rep *Report) {
@@ -212,8 +215,11 @@ func writeFooter(b *strings.Builder, rep *Report) {
 			line(b, "  "+what+": ", nc.Reason)
 		}
 	}
-	if rep.Sandbox.CleanupError != "" || rep.HarnessError != "" {
+	if rep.Sandbox.CleanupError != "" || rep.HarnessError != "" || len(rep.StaleBaseline) > 0 {
 		b.WriteString("\n")
+	}
+	for _, e := range rep.StaleBaseline {
+		line(b, "baseline: stale entry (no finding matches it any more; remove it): ", e)
 	}
 	if rep.Sandbox.CleanupError != "" {
 		line(b, "sandbox: could not delete ", rep.Sandbox.CleanupError)

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Baseline is a file of accepted findings, each with a written reason:
+//
+//	{"accepted": [
+//	  {"probe": "CORE-TOOLS-LIST", "fingerprint": "3f1c0e9a7b2d4c51",
+//	   "justification": "the duplicate tool name is kept for old clients until v3"}
+//	]}
+//
+// Accepted findings stay in the report, marked; they do not fail the run.
+// An entry that matches no finding of the run is stale and fails the run.
+type Baseline struct {
+	Accepted []BaselineEntry `json:"accepted"`
+}
+
+// BaselineEntry accepts one finding.
+type BaselineEntry struct {
+	Probe         string `json:"probe"`
+	Fingerprint   string `json:"fingerprint"`
+	Justification string `json:"justification"`
+}
+
+// maxBaselineBytes bounds a baseline file.
+const maxBaselineBytes = 4 << 20
+
+// LoadBaseline reads and checks a baseline file: every entry needs a probe
+// id, a fingerprint and a justification.
+func LoadBaseline(path string) (*Baseline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %v", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxBaselineBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %v", path, err)
+	}
+	if len(data) > maxBaselineBytes {
+		return nil, fmt.Errorf("baseline %s: larger than %d bytes", path, maxBaselineBytes)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	var b Baseline
+	if err := dec.Decode(&b); err != nil {
+		return nil, fmt.Errorf("baseline %s: %v", path, err)
+	}
+	var errs []string
+	for i, e := range b.Accepted {
+		switch {
+		case e.Probe == "":
+			errs = append(errs, fmt.Sprintf("entry %d: no probe id", i))
+		case e.Fingerprint == "":
+			errs = append(errs, fmt.Sprintf("entry %d (%s): no fingerprint", i, e.Probe))
+		case strings.TrimSpace(e.Justification) == "":
+			errs = append(errs, fmt.Sprintf("entry %d (%s %s): no justification: say why the finding is accepted", i, e.Probe, e.Fingerprint))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("baseline %s: %s", path, strings.Join(errs, "; "))
+	}
+	return &b, nil
+}
+
+// ApplyBaseline marks the findings the baseline accepts and records its
+// stale entries in rep.StaleBaseline. Call it after Finalize, which sets
+// the fingerprints.
+func ApplyBaseline(rep *Report, b *Baseline) {
+	if b == nil {
+		return
+	}
+	used := make([]bool, len(b.Accepted))
+	for pi := range rep.Packs {
+		for qi := range rep.Packs[pi].Probes {
+			pr := &rep.Packs[pi].Probes[qi]
+			for fi := range pr.Findings {
+				f := &pr.Findings[fi]
+				for i, e := range b.Accepted {
+					if e.Probe == pr.ID && e.Fingerprint == f.Fingerprint {
+						f.Accepted, used[i] = e.Justification, true
+					}
+				}
+			}
+		}
+	}
+	for i, e := range b.Accepted {
+		if !used[i] {
+			rep.StaleBaseline = append(rep.StaleBaseline, e.Probe+" "+e.Fingerprint)
+		}
+	}
+}

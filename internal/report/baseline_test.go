@@ -1,0 +1,58 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+func baselineReport() *Report {
+	return &Report{Packs: []Pack{{Name: "core", Probes: []Probe{{
+		ID: "CORE-TOOLS-LIST", Verdict: packs.Failed, Severity: packs.High,
+		Findings: []packs.Finding{{Severity: packs.High, Message: "dup", Fingerprint: "aaaa"}},
+	}}}}}
+}
+
+func writeBaseline(t *testing.T, body string) string {
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o600))
+	return path
+}
+
+func TestBaselineAcceptsAndGoesStale(t *testing.T) {
+	b, err := LoadBaseline(writeBaseline(t, `{"accepted":[{"probe":"CORE-TOOLS-LIST","fingerprint":"aaaa","justification":"kept for old clients"}]}`))
+	require.NoError(t, err)
+
+	rep := baselineReport()
+	assert.Equal(t, ExitFindings, ExitCode(rep, packs.High))
+	ApplyBaseline(rep, b)
+	assert.Equal(t, "kept for old clients", rep.Packs[0].Probes[0].Findings[0].Accepted)
+	assert.Empty(t, rep.StaleBaseline)
+	assert.Equal(t, ExitClean, ExitCode(rep, packs.High), "an accepted finding does not fail the run")
+
+	fixed := baselineReport()
+	fixed.Packs[0].Probes[0].Findings[0].Fingerprint = "bbbb"
+	ApplyBaseline(fixed, b)
+	assert.Equal(t, []string{"CORE-TOOLS-LIST aaaa"}, fixed.StaleBaseline)
+	assert.Equal(t, ExitFindings, ExitCode(fixed, packs.Critical), "a stale entry fails the run")
+}
+
+func TestBaselineErrors(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"accepted":[{"probe":"X-Y","fingerprint":"f"}]}`:       "no justification",
+		`{"accepted":[{"fingerprint":"f","justification":"j"}]}`: "no probe id",
+		`{"accepted":[{"probe":"X-Y","justification":"j"}]}`:     "no fingerprint",
+		`{"accepted":[],"extra":1}`:                              `unknown field "extra"`,
+		`not json`:                                               "invalid character",
+	} {
+		_, err := LoadBaseline(writeBaseline(t, body))
+		assert.ErrorContains(t, err, want, body)
+	}
+	_, err := LoadBaseline(filepath.Join(t.TempDir(), "missing.json"))
+	assert.ErrorContains(t, err, "missing.json")
+}
