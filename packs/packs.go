@@ -57,6 +57,9 @@ type Pack struct {
 	// Nil means every server. A pack that does not apply is skipped with why.
 	Applies func(s *Surface) (ok bool, why string)
 	Probes  []Probe
+	// User marks a pack of the user's own probes (packs/table): reported
+	// as theirs, it does not change the run's class.
+	User bool
 }
 
 var (

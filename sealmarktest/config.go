@@ -8,6 +8,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/table"
 )
 
 // Config says which server to start and how to test it. The zero value of
@@ -48,6 +49,11 @@ type Config struct {
 	// FailOn is the lowest severity that fails the test: "low", "medium",
 	// "high" (the default) or "critical". Findings below it are logged.
 	FailOn string
+	// Probes are your own table-driven probes (packs/table rows), run as a
+	// pack of their own named ProbesPack (default "mine"), after the
+	// standard packs: go test -run Packs/mine/<row> runs one row.
+	Probes     []table.Row
+	ProbesPack string
 	// StartTimeout bounds each start of the server up to its tool list
 	// (default 30s); CallTimeout bounds each request (default 10s).
 	StartTimeout, CallTimeout time.Duration
@@ -67,6 +73,20 @@ func (c Config) engine() (engine.Config, error) {
 	slices.Sort(names)
 	for _, name := range names {
 		ec.Env = append(ec.Env, environ.KV{Name: name, Value: c.Env[name]})
+	}
+	if len(c.Probes) > 0 {
+		name := c.ProbesPack
+		if name == "" {
+			name = "mine"
+		}
+		pk, err := table.Pack(name, c.Probes)
+		if err != nil {
+			return ec, fmt.Errorf("Config.Probes: %v", err)
+		}
+		ec.Catalog = append(slices.Clone(engine.All), pk)
+		if len(ec.Packs) > 0 {
+			ec.Packs = append(slices.Clone(ec.Packs), name)
+		}
 	}
 	if c.FailOn != "" {
 		s, err := packs.ParseSeverity(c.FailOn)

@@ -236,3 +236,35 @@ func TestBaselineAcceptsAFinding(t *testing.T) {
 	assert.Equal(t, 1, code, "a stale baseline entry fails the run")
 	assert.Contains(t, out, "baseline: stale entry")
 }
+
+func TestYAMLProbesRunAsTheUsersPack(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	cfgPath := filepath.Join(dir, "sealmark.yaml")
+	yaml := `server:
+  command: "` + self + `"
+  args: ["` + fixture.Verb + `", "-flaws=write-outside"]
+packs: [core]
+probes:
+  - name: stays-inside-root
+    tool: read_note
+    args: {name: "{sandbox}/../canary/secret.txt"}
+    expect: [no_canary, no_file_changes_outside_root]
+`
+	require.NoError(t, os.WriteFile(cfgPath, []byte(yaml), 0o600))
+	jsonPath := filepath.Join(dir, "r.json")
+	code, out, errOut := sealmark(t, "run", "--config", cfgPath, "--sandbox-dir", t.TempDir(), "--call-timeout", "2s", "--json", jsonPath)
+	assert.Equal(t, 1, code, errOut)
+	assert.Contains(t, out, "mine (your own probes)")
+	assert.Regexp(t, `FAIL +stays-inside-root +USER-STAYS-INSIDE-ROOT high: row stays-inside-root`, out)
+	raw, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"user": true`)
+	assert.Contains(t, string(raw), `"class": "STANDARD"`, "the user's own probes do not change the class")
+
+	require.NoError(t, os.WriteFile(cfgPath, []byte(yaml+"  - name: Bad Row\n    tool: x\n"), 0o600))
+	code, _, errOut = sealmark(t, "run", "--config", cfgPath)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "Bad Row")
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/table"
 )
 
 // repeated is a flag that may be given many times.
@@ -213,6 +215,9 @@ func resolve(f *runFlags, fs *flag.FlagSet, rest []string) (*config.Resolved, er
 	for _, p := range engine.All {
 		known = append(known, p.Name)
 	}
+	if len(res.Probes) > 0 {
+		known = append(known, config.UserPack)
+	}
 	if err := errors.Join(res.Check(), res.CheckPacks(known)); err != nil {
 		return nil, err
 	}
@@ -241,6 +246,20 @@ func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 		cfg.Env = append(cfg.Env, environ.KV{Name: kv.Name, Value: kv.Value})
 	}
 	cfg.URL, cfg.Start = s.URL, s.Start
+	if len(s.Probes) > 0 {
+		rows, err := table.Rows(s.Probes)
+		if err != nil {
+			return engine.Config{}, fmt.Errorf("probes: %v", err)
+		}
+		pk, err := table.Pack(config.UserPack, rows)
+		if err != nil {
+			return engine.Config{}, fmt.Errorf("probes: %v", err)
+		}
+		cfg.Catalog = append(slices.Clone(engine.All), pk)
+		if len(cfg.Packs) > 0 {
+			cfg.Packs = append(slices.Clone(cfg.Packs), pk.Name)
+		}
+	}
 	for _, h := range s.Headers {
 		cfg.Headers = append(cfg.Headers, environ.KV{Name: h.Name, Value: h.Value})
 	}

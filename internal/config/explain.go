@@ -122,6 +122,8 @@ func (r *Resolved) shown(s *setting) string {
 		return strconv.Itoa(*v)
 	case *time.Duration:
 		return v.String()
+	case *[]map[string]any:
+		return fmt.Sprintf("<%d rows>", len(*v))
 	}
 	panic("config: Explain cannot show " + s.key)
 }

@@ -22,6 +22,7 @@ const (
 	kindSeverity             // low, medium, high or critical
 	kindNetwork              // closed (open is not supported yet)
 	kindHints                // a map of pack name to a free-form map
+	kindProbes               // a list of table rows (packs/table)
 )
 
 // setting is one key: its path in sealmark.yaml and the Settings field that
@@ -51,6 +52,7 @@ var settings = []setting{
 	{key: "--keep-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.KeepSandbox }},
 	{key: "packs", kind: kindNames, field: func(s *Settings) any { return &s.Packs }},
 	{key: "hints", kind: kindHints, field: func(s *Settings) any { return &s.Hints }},
+	{key: "probes", kind: kindProbes, field: func(s *Settings) any { return &s.Probes }},
 	{key: "fail_on", kind: kindSeverity, field: func(s *Settings) any { return &s.FailOn }},
 	{key: "baseline", kind: kindString, field: func(s *Settings) any { return &s.Baseline }},
 	{key: "timeouts.start", kind: kindDuration, field: func(s *Settings) any { return &s.StartTimeout }},
@@ -107,6 +109,8 @@ func (s *setting) copyTo(dst, src *Settings) {
 		*d = clone(*s.field(src).(*[]File))
 	case *map[string]map[string]any:
 		*d = maps.Clone(*s.field(src).(*map[string]map[string]any))
+	case *[]map[string]any:
+		*d = clone(*s.field(src).(*[]map[string]any))
 	default:
 		reflect.ValueOf(d).Elem().Set(reflect.ValueOf(s.field(src)).Elem())
 	}

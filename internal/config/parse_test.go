@@ -57,6 +57,11 @@ report:
   junit: out/junit.xml
 db:
   admin_dsn: postgres://admin:s3cret@127.0.0.1:5432/postgres
+probes:
+  - name: refuses-dotdot
+    tool: read_note
+    args: {name: "{sandbox}/../canary/secret.txt"}
+    expect: [refused, no_canary]
 `
 
 // goodFiles are files Parse accepts, with the settings they give. The schema
@@ -75,6 +80,8 @@ var goodFiles = []struct {
 		s.URL = "http://127.0.0.1:9/mcp"
 	}, lines: map[string]int{"server": 1, "server.url": 3}},
 	{name: "every key", yaml: fullFile, want: func(s *Settings) {
+		s.Probes = []map[string]any{{"name": "refuses-dotdot", "tool": "read_note",
+			"args": map[string]any{"name": "{sandbox}/../canary/secret.txt"}, "expect": []any{"refused", "no_canary"}}}
 		s.Command = "npx"
 		s.Args = []string{"-y", "@modelcontextprotocol/server-filesystem", "{sandbox}"}
 		s.Env = []KV{{"API_KEY", "sk-live-123456"}, {"LOG_LEVEL", "debug"}, {"DATA_DIR", "{sandbox}/data"}}

@@ -33,6 +33,9 @@ type Settings struct {
 
 	Packs []string                  // packs: the packs to run; empty means every pack
 	Hints map[string]map[string]any // hints: per pack, free-form keys the pack validates
+	// Probes are the user's own table rows (probes:), as decoded; Parse
+	// checks them with packs/table, which builds the user pack from them.
+	Probes []map[string]any
 
 	FailOn       string        // fail_on: low, medium, high (default) or critical
 	Baseline     string        // baseline: a previous JSON report whose findings are known
@@ -77,3 +80,6 @@ type Resolved struct {
 func (r *Resolved) from(key string) string {
 	return r.Origins[key].From
 }
+
+// UserPack is the name of the pack sealmark.yaml's probes: rows form.
+const UserPack = "mine"

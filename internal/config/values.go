@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/sealmark/sealmark/packs/table"
 	"slices"
 	"strings"
 	"time"
@@ -70,6 +71,21 @@ func (p *parser) value(s *setting, v *yaml.Node) bool {
 		}
 	case kindHints:
 		*s.field(p.s).(*map[string]map[string]any) = p.hints(v, s.key)
+	case kindProbes:
+		var rows []map[string]any
+		if v.Kind != yaml.SequenceNode || v.Decode(&rows) != nil {
+			p.errorf(v, s.key, "want a list of probe rows, got %s", describe(v))
+			break
+		}
+		parsed, err := table.Rows(rows)
+		if err == nil {
+			_, err = table.Pack(UserPack, parsed)
+		}
+		if err != nil {
+			p.errorf(v, s.key, "%v", err)
+			break
+		}
+		*s.field(p.s).(*[]map[string]any) = rows
 	}
 	return len(p.errs) == n
 }

@@ -67,7 +67,7 @@ func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error)
 	e.mu.Lock()
 	first := e.starts == 0
 	e.starts++
-	e.rep.Packs = append(e.rep.Packs, report.Pack{Name: pk.Name, Doc: pk.Doc})
+	e.rep.Packs = append(e.rep.Packs, report.Pack{Name: pk.Name, Doc: pk.Doc, User: pk.User})
 	pr := &PackRun{e: e, pack: pk, shared: map[string]any{}, idx: len(e.rep.Packs) - 1}
 	e.mu.Unlock()
 
