@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
+	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
 )
@@ -21,6 +22,7 @@ import (
 // and SIGHUP, and writes the JSON report of the last Server call to
 // -sealmark.report=PATH or $SEALMARK_REPORT when one is named.
 func Main(m *testing.M) {
+	contain.Dispatch() // the containment shim, before anything else
 	smbin.Dispatch()
 	path := flag.String("sealmark.report", os.Getenv("SEALMARK_REPORT"), "write the Sealmark JSON report to this `file`")
 	// On a signal, stop every server and delete every sandbox, then exit

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/smbin"
 )
@@ -25,6 +26,7 @@ import (
 var version = "dev"
 
 func main() {
+	contain.Dispatch() // the containment shim, before anything else
 	smbin.Dispatch()
 	fixture.Dispatch()
 	// The MCP client library logs transport hiccups of hostile servers

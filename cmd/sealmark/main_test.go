@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/sealmark/sealmark/internal/contain"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,7 @@ import (
 const cliEnv = "SEALMARK_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
+	contain.Dispatch()
 	smbin.Dispatch()
 	fixture.Dispatch()
 	if os.Getenv(cliEnv) == "1" {

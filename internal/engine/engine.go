@@ -26,11 +26,13 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
+	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
+	"github.com/sealmark/sealmark/observers/process"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
 )
@@ -50,6 +52,7 @@ type Engine struct {
 
 	watch *watch // the observers; nil without a sandbox
 
+	marker   string          // SEALMARK_RUN=<id> in every server's environment
 	httpProc *launch.Process // the HTTP server the run started (Start), or nil
 	httpUndo func()
 
@@ -147,7 +150,15 @@ func (e *Engine) Open() error {
 	}
 	e.vars["port"] = strconv.Itoa(port)
 	e.redactor.Stable(e.cfg.Cwd, "{cwd}")
-	if e.cfg.NoSandbox || e.cfg.InheritEnv || e.cfg.Start != "" {
+	parent := e.cfg.SandboxDir
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	for _, line := range contain.SweepStale(parent) {
+		fmt.Fprintf(e.cfg.Log, "sealmark: stale run: %s\n", line)
+	}
+	e.marker = process.Marker()
+	if e.cfg.NoSandbox {
 		dir, err := os.MkdirTemp(e.cfg.SandboxDir, "sealmark-work-")
 		if err != nil {
 			return e.harnessError(fmt.Errorf("making the throwaway working directory: %v", err))
@@ -162,6 +173,20 @@ func (e *Engine) Open() error {
 			return e.harnessError(fmt.Errorf("making the sandbox: %v", err))
 		}
 		e.sb = sb
+		if err := contain.WriteOwner(sb.Top, e.marker); err != nil {
+			e.warn("the sandbox has no owner record, so a crashed run's leftovers cannot be swept: " + err.Error())
+		}
+		if e.cfg.InheritEnv || e.cfg.Start != "" {
+			// The throwaway working directory lives in the sandbox, so it
+			// goes with it and containment lets the server write there.
+			dir := filepath.Join(sb.Top, "work")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				return e.harnessError(fmt.Errorf("making the throwaway working directory: %v", err))
+			}
+			e.workdir = dir
+			e.redactor.Stable(dir, "{workdir}")
+			e.rep.Sandbox.EnvMode = "inherited"
+		}
 		e.vars["sandbox"], e.vars["sandbox_home"] = sb.Root, sb.Home
 		for _, f := range sb.Files {
 			e.redactor.Secret(f.Secret, "<canary-file>")
@@ -268,7 +293,7 @@ func (e *Engine) removeSandbox() error {
 			errs = append(errs, fmt.Sprintf("%s: %v", e.sb.Top, err))
 		}
 	}
-	if e.workdir != "" {
+	if e.workdir != "" && e.sb == nil {
 		if err := os.RemoveAll(e.workdir); err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", e.workdir, err))
 		}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/sealmark/sealmark/internal/contain"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,6 +22,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	contain.Dispatch()
 	fixture.Dispatch()
 	smbin.Dispatch()
 	os.Exit(m.Run())
@@ -136,7 +138,7 @@ func TestInheritEnvIsCustom(t *testing.T) {
 	env := got[0]["env"].(map[string]any)
 	assert.Equal(t, "kept", env["SOME_SETTING"])
 	assert.Contains(t, env, "SEALMARK_CANARY")
-	assert.Contains(t, filepath.Base(got[0]["cwd"].(string)), "sealmark-work-")
+	assert.Equal(t, "work", filepath.Base(got[0]["cwd"].(string)), "a throwaway directory inside the sandbox")
 	assert.Equal(t, "CUSTOM", rep.Class)
 	assert.Equal(t, "inherited", rep.Sandbox.EnvMode)
 }

@@ -23,6 +23,7 @@ type watch struct {
 	process  *process.Observer // nil where /proc is absent
 	marker   string            // NAME=VALUE in every server's environment
 	notes    []string          // what applied and what is weaker, for the sandbox: line
+	line     string            // the observers' part of the isolation line
 }
 
 // openObservers starts the observers that watch the sandbox and the
@@ -59,7 +60,7 @@ func (e *Engine) openObservers() error {
 	}
 	w.all = append(w.all, fo)
 
-	w.marker = process.Marker()
+	w.marker = e.marker
 	tracking := []string{"pgid"}
 	po, err := process.New(process.Options{Marker: w.marker, Bin: e.sb.Bin, Secrets: e.redactor.String})
 	if err != nil {
@@ -76,10 +77,11 @@ func (e *Engine) openObservers() error {
 		w.all = append(w.all, sockets.New(po.PIDs))
 	}
 	w.all = append(w.all, size.Start(size.Options{Top: e.sb.Top, MaxBytes: int64(e.cfg.MaxMiB) << 20, OnExceed: e.sizeExceeded}))
-	e.rep.Sandbox.Isolation = "procs=" + strings.Join(tracking, "+") + " net=observed(loopback listener, upstream stub) egress=not-observed fs=snapshot"
+	w.line = "tracking=" + strings.Join(tracking, "+") + " observers=files,loopback,upstream,process,sockets,size,serverlog"
 	if len(w.notes) > 0 {
-		e.rep.Sandbox.Isolation += "; " + strings.Join(w.notes, "; ")
+		w.line += "; " + strings.Join(w.notes, "; ")
 	}
+	e.rep.Sandbox.Isolation = "procs=pgid; " + w.line
 	return nil
 }
 

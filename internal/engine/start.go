@@ -157,7 +157,7 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 	if err != nil {
 		return nil, e.startError(pr, fmt.Errorf("server command: %v", err))
 	}
-	proc, err := launch.Start(launch.Spec{Path: path, Args: args, Env: env, Dir: dir})
+	proc, err := launch.Start(e.contain(launch.Spec{Path: path, Args: args, Env: env, Dir: dir}))
 	if err != nil {
 		return nil, e.startError(pr, fmt.Errorf("starting %s: %v", command, err))
 	}

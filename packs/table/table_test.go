@@ -2,6 +2,7 @@ package table_test
 
 import (
 	"context"
+	"github.com/sealmark/sealmark/internal/contain"
 	"os"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	contain.Dispatch()
 	fixture.Dispatch()
 	smbin.Dispatch()
 	os.Exit(m.Run())
