@@ -35,10 +35,11 @@ import (
 	"github.com/sealmark/sealmark/observers/process"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
+	"github.com/sealmark/sealmark/packs/fs"
 )
 
 // All is every pack Sealmark ships, in run order.
-var All = []packs.Pack{core.Pack}
+var All = []packs.Pack{core.Pack, fs.Pack}
 
 // Engine is one run.
 type Engine struct {

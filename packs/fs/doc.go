@@ -1,0 +1,44 @@
+// Package fs is the pack for file servers: it proves that every read and
+// every write stays inside the server's root.
+//
+//	e, _ := engine.New(engine.Config{
+//		Command: "node",
+//		Args:    []string{"{cwd}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", "{sandbox}"},
+//		Packs:   []string{"fs"},
+//		Active:  true, // the write side
+//	})
+//	rep := e.Run(ctx, engine.Hooks{})
+//
+// or, in a server's repository, go test -run Packs/fs.
+//
+// The pack applies when a tool takes a path (Tools tells which, and in
+// which role: read, read-many, list, search, stat, write, edit, mkdir,
+// move, delete, link); Hinted lets configuration decide instead of the
+// guess. For each way of naming a place outside the root — a form: ../ and
+// absolute paths, relative ../, the root-evil prefix sibling
+// (CVE-2025-53110 class), root/link-file and root/link-dir (CVE-2025-53109
+// class), percent-encoded dots, backslashes, a NUL byte, ~ and $HOME, and
+// file:// URIs — there are two probes:
+//
+//   - read-<form> (passive): every read, read-many and stat tool on the
+//     form's files, every list and search tool on its directories. Oracle:
+//     a canary file's content in the response (critical), or a canary
+//     file's name in a listing or its size in a stat (high).
+//   - write-<form> (active): every write, mkdir and link tool at a new name
+//     outside the root, every move out to it and in from a canary, every
+//     edit and delete on a canary. Oracle: the files observer sees a change
+//     outside root/ (root-evil, canary, the probe's names in home and tmp),
+//     or the harness finds a canary file changed or the probe's name at the
+//     sandbox top (critical).
+//
+// link-create (active) asks each link tool for a link in the root pointing
+// out, then reads and writes through it.
+//
+// Every probe first runs a control per tool (read root/ok.txt and get its
+// token, list the root and see ok.txt, write inside the root and see it
+// land); a tool that fails its control makes the probe inconclusive, not a
+// pass. The harness restores the sandbox (canary contents, ok.txt, the
+// links, and nothing left with the probe's token) before each probe and
+// after every write that changed it, so every probe starts from the same
+// sandbox.
+package fs

@@ -1,0 +1,370 @@
+package fs
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// Role is what a tool does with the path it takes.
+type Role string
+
+// The roles the fs pack probes. The read side runs on every run; the write
+// side (Write to Link) only on active runs.
+const (
+	Read     Role = "read"      // returns a file's content
+	ReadMany Role = "read-many" // returns several files' content (a paths[] argument)
+	List     Role = "list"      // lists a directory; a tree tool lists it recursively
+	Search   Role = "search"    // walks a directory for names matching a pattern
+	Stat     Role = "stat"      // returns a file's metadata
+	Write    Role = "write"     // creates or overwrites a file with content
+	Edit     Role = "edit"      // replaces text in an existing file
+	Mkdir    Role = "mkdir"     // creates a directory
+	Move     Role = "move"      // moves or renames (source, destination)
+	Delete   Role = "delete"    // removes a file
+	Link     Role = "link"      // creates a link (the link's path, its target)
+)
+
+// Writes reports whether the role changes the file system.
+func (r Role) Writes() bool {
+	switch r {
+	case Write, Edit, Mkdir, Move, Delete, Link:
+		return true
+	}
+	return false
+}
+
+// Hint overrides the guess for one tool: its role and which arguments carry
+// paths. It is how per-pack hints in configuration reach the pack; see
+// Hinted.
+type Hint struct {
+	Tool string // the tool's name
+	Role Role   // the tool's role; "" leaves the tool unprobed
+	Path string // the argument carrying the path (paths[] for ReadMany, the source for Move, the link for Link); "" guesses
+	To   string // Move: the destination; Link: the target; "" guesses
+}
+
+// Tool is one tool as the fs pack probes it: its role and the names of the
+// arguments it fills. Other required arguments are synthesized from the
+// input schema.
+type Tool struct {
+	Name      string
+	Role      Role
+	Path      string // the argument carrying the path
+	To        string // Move: the destination argument; Link: the target argument
+	Pattern   string // Search: the pattern argument, if any
+	Content   string // Write: the content argument, if any
+	Edits     string // Edit: the array of {old, new} objects, or ""
+	Old, New  string // Edit: the old and new text properties (of Edits' items, or top-level)
+	URI       bool   // the path argument takes file:// URIs
+	Recursive bool   // List: a tree tool, listing below the directory too
+	Schema    json.RawMessage
+}
+
+// property is one property of an input schema, as far as roles care.
+type property struct {
+	name  string
+	norm  string // lower case without _ - . and spaces
+	str   bool   // a string (or untyped)
+	strs  bool   // an array of strings
+	items json.RawMessage
+}
+
+func properties(schema json.RawMessage) (props []property, required map[string]bool) {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &s) // a malformed schema is core's finding; read what there is
+	required = map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	for name, raw := range s.Properties {
+		var p struct {
+			Type  any             `json:"type"`
+			Items json.RawMessage `json:"items"`
+		}
+		_ = json.Unmarshal(raw, &p)
+		pr := property{name: name, norm: normalize(name), items: p.Items}
+		switch typeName(p.Type) {
+		case "string", "":
+			pr.str = true
+		case "array":
+			var it struct {
+				Type any `json:"type"`
+			}
+			_ = json.Unmarshal(p.Items, &it)
+			t := typeName(it.Type)
+			pr.strs = t == "string" || t == ""
+		}
+		props = append(props, pr)
+	}
+	slices.SortFunc(props, func(a, b property) int { return strings.Compare(a.name, b.name) })
+	return props, required
+}
+
+func typeName(t any) string {
+	switch v := t.(type) {
+	case string:
+		return v
+	case []any:
+		for _, x := range v {
+			if s, ok := x.(string); ok && s != "null" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+func normalize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || unicode.IsSpace(r) {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
+}
+
+// Argument names, normalized, by what they carry.
+var (
+	pathNames    = []string{"path", "file", "filename", "filepath", "fullpath", "uri", "fileuri", "dir", "directory", "dirpath", "folder", "location"}
+	pathSuffixes = []string{"path", "file", "filename", "dir", "directory", "folder", "uri"}
+	manyNames    = []string{"paths", "files", "filepaths", "filenames", "uris"}
+	sourceNames  = []string{"source", "src", "from", "oldpath", "sourcepath", "frompath", "oldname", "path"}
+	destNames    = []string{"destination", "dest", "dst", "to", "newpath", "destinationpath", "destpath", "topath", "newname", "target"}
+	targetNames  = []string{"target", "targetpath", "pointsto", "existingpath", "source", "src"}
+	linkNames    = []string{"path", "linkpath", "link", "linkname", "destination", "dest", "newpath"}
+	patternNames = []string{"pattern", "query", "glob", "regex", "search", "term", "q", "filter", "match", "name"}
+	contentNames = []string{"content", "contents", "text", "data", "body", "value"}
+	oldNames     = []string{"oldtext", "old", "oldstring", "oldstr", "search", "find", "from", "before", "original"}
+	newNames     = []string{"newtext", "new", "newstring", "newstr", "replace", "replacement", "to", "after"}
+)
+
+// pick returns the first string property whose normalized name is in names
+// (in the order of names), skipping those already taken.
+func pick(props []property, names []string, taken ...string) string {
+	for _, n := range names {
+		for _, p := range props {
+			if p.str && p.norm == n && !slices.Contains(taken, p.name) {
+				return p.name
+			}
+		}
+	}
+	return ""
+}
+
+// pathArg is the argument of a single-path tool: a name from pathNames, or
+// one ending like a path, preferring required ones.
+func pathArg(props []property, required map[string]bool) string {
+	if p := pick(props, pathNames); p != "" {
+		return p
+	}
+	for _, req := range []bool{true, false} {
+		for _, p := range props {
+			if !p.str || required[p.name] != req {
+				continue
+			}
+			for _, suf := range pathSuffixes {
+				if strings.HasSuffix(p.norm, suf) {
+					return p.name
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// words splits a tool name into lower-case words at _ - . spaces and
+// camelCase boundaries.
+func words(name string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == '/' || unicode.IsSpace(r):
+			flush()
+		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1])):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return out
+}
+
+func hasAny(ws []string, names ...string) bool {
+	for _, w := range ws {
+		if slices.Contains(names, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// roleByName guesses a role from the tool's name alone, or "".
+func roleByName(name string) (Role, bool) {
+	ws := words(name)
+	creates := hasAny(ws, "create", "make", "new", "add", "ensure")
+	switch {
+	case hasAny(ws, "symlink", "ln") || hasAny(ws, "link") && creates:
+		return Link, false
+	case hasAny(ws, "move", "mv", "rename"):
+		return Move, false
+	case hasAny(ws, "delete", "remove", "rm", "unlink", "trash", "del", "rmdir"):
+		return Delete, false
+	case hasAny(ws, "mkdir", "mkdirs") || creates && hasAny(ws, "directory", "dir", "folder", "directories", "folders"):
+		return Mkdir, false
+	case hasAny(ws, "edit", "patch", "replace", "modify", "update"):
+		return Edit, false
+	case hasAny(ws, "write", "save", "put", "append", "upload", "touch") || creates && hasAny(ws, "file"):
+		return Write, false
+	case hasAny(ws, "search", "find", "glob", "grep", "locate"):
+		return Search, false
+	case hasAny(ws, "tree"):
+		return List, true
+	case hasAny(ws, "list", "ls", "readdir", "browse", "dir"):
+		return List, false
+	case hasAny(ws, "info", "stat", "stats", "metadata", "exists", "size"):
+		return Stat, false
+	case hasAny(ws, "read", "cat", "get", "view", "open", "show", "head", "tail", "load", "fetch", "download", "contents", "content"):
+		return Read, false
+	}
+	return "", false
+}
+
+// Tools finds the path-taking tools of a surface and their roles: a hint
+// decides for the tool it names; otherwise the name, the annotations
+// (readOnlyHint keeps a tool on the read side) and the input schema do.
+// Tools that take no path, or whose role cannot be told, are left out.
+func Tools(s *packs.Surface, hints []Hint) []Tool {
+	var out []Tool
+	for _, t := range s.Tools {
+		if t.Name == "" {
+			continue
+		}
+		if i := slices.IndexFunc(hints, func(h Hint) bool { return h.Tool == t.Name }); i >= 0 {
+			if ft, ok := fromHint(t, hints[i]); ok {
+				out = append(out, ft)
+			}
+			continue
+		}
+		if ft, ok := guess(t); ok {
+			out = append(out, ft)
+		}
+	}
+	return out
+}
+
+func guess(t packs.Tool) (Tool, bool) {
+	props, required := properties(t.InputSchema)
+	role, recursive := roleByName(t.Name)
+	readOnly := t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint
+	if role == "" && t.ReadOnly() {
+		role = Read
+	}
+	if role.Writes() && readOnly {
+		role = Read // the server says it only reads: probe it as a reader
+	}
+	if role == "" {
+		return Tool{}, false
+	}
+	ft := Tool{Name: t.Name, Role: role, Recursive: recursive, Schema: t.InputSchema}
+	return complete(ft, props, required)
+}
+
+func fromHint(t packs.Tool, h Hint) (Tool, bool) {
+	if h.Role == "" {
+		return Tool{}, false
+	}
+	props, required := properties(t.InputSchema)
+	ft := Tool{Name: t.Name, Role: h.Role, Path: h.Path, To: h.To, Schema: t.InputSchema}
+	_, ft.Recursive = roleByName(t.Name)
+	return complete(ft, props, required)
+}
+
+// complete finds the arguments the role needs; false when a needed one is
+// missing.
+func complete(ft Tool, props []property, required map[string]bool) (Tool, bool) {
+	switch ft.Role {
+	case Move:
+		ft.Path = cmpOr(ft.Path, pick(props, sourceNames))
+		ft.To = cmpOr(ft.To, pick(props, destNames, ft.Path))
+	case Link:
+		ft.To = cmpOr(ft.To, pick(props, targetNames))
+		ft.Path = cmpOr(ft.Path, pick(props, linkNames, ft.To))
+	case Read, ReadMany:
+		if ft.Path == "" {
+			ft.Path = pathArg(props, required)
+		}
+		if many := manyArg(props); ft.Path == "" && many != "" || ft.Role == ReadMany {
+			ft.Role, ft.Path = ReadMany, cmpOr(ft.Path, many)
+		}
+	default:
+		ft.Path = cmpOr(ft.Path, pathArg(props, required))
+	}
+	if ft.Path == "" || (ft.Role == Move || ft.Role == Link) && ft.To == "" {
+		return Tool{}, false
+	}
+	ft.URI = strings.Contains(normalize(ft.Path), "uri") || strings.Contains(normalize(ft.Path), "url")
+	switch ft.Role {
+	case Search:
+		ft.Pattern = pick(props, patternNames, ft.Path)
+	case Write:
+		ft.Content = pick(props, contentNames, ft.Path)
+	case Edit:
+		ft.Edits, ft.Old, ft.New = editShape(props, ft.Path)
+	}
+	return ft, true
+}
+
+func manyArg(props []property) string {
+	for _, n := range manyNames {
+		for _, p := range props {
+			if p.strs && p.norm == n {
+				return p.name
+			}
+		}
+	}
+	return ""
+}
+
+// editShape finds how an edit tool takes its replacement: an array of
+// {old, new} objects, or two top-level strings.
+func editShape(props []property, path string) (arr, old, neu string) {
+	for _, p := range props {
+		if len(p.items) == 0 {
+			continue
+		}
+		items, _ := properties(p.items)
+		o, n := pick(items, oldNames), pick(items, newNames)
+		if o != "" && n != "" {
+			return p.name, o, n
+		}
+	}
+	o, n := pick(props, oldNames, path), pick(props, newNames, path)
+	if o != "" && n != "" {
+		return "", o, n
+	}
+	return "", "", ""
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,115 @@
+package fs_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/fs"
+)
+
+// surface builds a surface from tools/list entries as a server sends them.
+func surface(t *testing.T, list string) *packs.Surface {
+	t.Helper()
+	var tools []packs.Tool
+	require.NoError(t, json.Unmarshal([]byte(list), &tools))
+	return &packs.Surface{Tools: tools}
+}
+
+func byName(tools []fs.Tool) map[string]fs.Tool {
+	m := map[string]fs.Tool{}
+	for _, t := range tools {
+		t.Schema = nil
+		m[t.Name] = t
+	}
+	return m
+}
+
+// The newest reference server's tool list, trimmed to what roles read.
+const referenceTools = `[
+ {"name":"read_file","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"tail":{"type":"number"},"head":{"type":"number"}},"required":["path"]},"annotations":{"readOnlyHint":true}},
+ {"name":"read_media_file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]},"annotations":{"readOnlyHint":true}},
+ {"name":"read_multiple_files","inputSchema":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["paths"]},"annotations":{"readOnlyHint":true}},
+ {"name":"write_file","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]},"annotations":{"readOnlyHint":false,"destructiveHint":true}},
+ {"name":"edit_file","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"edits":{"type":"array","items":{"type":"object","properties":{"oldText":{"type":"string"},"newText":{"type":"string"}},"required":["oldText","newText"]}},"dryRun":{"type":"boolean","default":false}},"required":["path","edits"]}},
+ {"name":"create_directory","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},
+ {"name":"list_directory_with_sizes","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"sortBy":{"type":"string","enum":["name","size"]}},"required":["path"]},"annotations":{"readOnlyHint":true}},
+ {"name":"directory_tree","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"excludePatterns":{"type":"array","items":{"type":"string"}}},"required":["path"]},"annotations":{"readOnlyHint":true}},
+ {"name":"move_file","inputSchema":{"type":"object","properties":{"source":{"type":"string"},"destination":{"type":"string"}},"required":["source","destination"]}},
+ {"name":"search_files","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"},"excludePatterns":{"type":"array","items":{"type":"string"}}},"required":["path","pattern"]},"annotations":{"readOnlyHint":true}},
+ {"name":"get_file_info","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]},"annotations":{"readOnlyHint":true}},
+ {"name":"list_allowed_directories","inputSchema":{"type":"object","properties":{}},"annotations":{"readOnlyHint":true}}
+]`
+
+func TestToolsOfTheReferenceServer(t *testing.T) {
+	got := byName(fs.Tools(surface(t, referenceTools), nil))
+	assert.Equal(t, map[string]fs.Tool{
+		"read_file":                 {Name: "read_file", Role: fs.Read, Path: "path"},
+		"read_media_file":           {Name: "read_media_file", Role: fs.Read, Path: "path"},
+		"read_multiple_files":       {Name: "read_multiple_files", Role: fs.ReadMany, Path: "paths"},
+		"write_file":                {Name: "write_file", Role: fs.Write, Path: "path", Content: "content"},
+		"edit_file":                 {Name: "edit_file", Role: fs.Edit, Path: "path", Edits: "edits", Old: "oldText", New: "newText"},
+		"create_directory":          {Name: "create_directory", Role: fs.Mkdir, Path: "path"},
+		"list_directory_with_sizes": {Name: "list_directory_with_sizes", Role: fs.List, Path: "path"},
+		"directory_tree":            {Name: "directory_tree", Role: fs.List, Path: "path", Recursive: true},
+		"move_file":                 {Name: "move_file", Role: fs.Move, Path: "source", To: "destination"},
+		"search_files":              {Name: "search_files", Role: fs.Search, Path: "path", Pattern: "pattern"},
+		"get_file_info":             {Name: "get_file_info", Role: fs.Stat, Path: "path"},
+	}, got, "list_allowed_directories takes no path and is left out")
+}
+
+func TestToolsFromOtherSurfaces(t *testing.T) {
+	got := byName(fs.Tools(surface(t, `[
+		{"name":"readFile","inputSchema":{"properties":{"filePath":{"type":"string"}},"required":["filePath"]}},
+		{"name":"fetch_document","inputSchema":{"type":"object","properties":{"uri":{"type":"string"}}}},
+		{"name":"renameFile","inputSchema":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}}}},
+		{"name":"create_symlink","inputSchema":{"type":"object","properties":{"linkPath":{"type":"string"},"target":{"type":"string"}}}},
+		{"name":"replace_in_file","inputSchema":{"type":"object","properties":{"file":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"}}}},
+		{"name":"write_note","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}},
+		{"name":"frobnicate","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"target_dir":{"type":"string"}}}},
+		{"name":"transmogrify","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}},
+		{"name":"get_weather","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}},
+		{"name":"rm","inputSchema":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"path":{"type":"string"}}}}
+	]`), nil))
+	assert.Equal(t, map[string]fs.Tool{
+		"readFile":        {Name: "readFile", Role: fs.Read, Path: "filePath"}, // no "type": "object", still probed
+		"fetch_document":  {Name: "fetch_document", Role: fs.Read, Path: "uri", URI: true},
+		"renameFile":      {Name: "renameFile", Role: fs.Move, Path: "from", To: "to"},
+		"create_symlink":  {Name: "create_symlink", Role: fs.Link, Path: "linkPath", To: "target"},
+		"replace_in_file": {Name: "replace_in_file", Role: fs.Edit, Path: "file", Old: "old_string", New: "new_string"},
+		"write_note":      {Name: "write_note", Role: fs.Read, Path: "path"}, // readOnlyHint keeps it on the read side
+		"frobnicate":      {Name: "frobnicate", Role: fs.Read, Path: "target_dir"},
+		"rm":              {Name: "rm", Role: fs.Delete, Path: "path"},
+	}, got, "transmogrify has no role to tell, get_weather no path")
+}
+
+func TestHintsDecide(t *testing.T) {
+	s := surface(t, `[
+		{"name":"open_doc","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}}},
+		{"name":"transmogrify","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"into":{"type":"string"}}}},
+		{"name":"read_file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}}
+	]`)
+	got := byName(fs.Tools(s, []fs.Hint{
+		{Tool: "open_doc", Role: fs.Read, Path: "name"},
+		{Tool: "transmogrify", Role: fs.Move, To: "into"},
+		{Tool: "read_file"}, // no role: not probed
+	}))
+	assert.Equal(t, map[string]fs.Tool{
+		"open_doc":     {Name: "open_doc", Role: fs.Read, Path: "name"},
+		"transmogrify": {Name: "transmogrify", Role: fs.Move, Path: "path", To: "into"},
+	}, got)
+
+	ok, _ := fs.Hinted(fs.Hint{Tool: "open_doc", Role: fs.Read, Path: "name"}).Applies(s)
+	assert.True(t, ok, "a hint makes the pack apply")
+}
+
+func TestNotApplicableWithoutPathTools(t *testing.T) {
+	ok, why := fs.Pack.Applies(surface(t, `[{"name":"get_weather","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}]`))
+	assert.False(t, ok)
+	assert.Contains(t, why, "no tool takes a path: none of the 1 tools")
+	ok, _ = fs.Pack.Applies(surface(t, referenceTools))
+	assert.True(t, ok)
+}
