@@ -2,6 +2,8 @@ package process
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -82,6 +84,9 @@ func (o *Observer) spawned(s stat, now time.Time) {
 
 // execve records a process that now runs another program. o.mu is held.
 func (o *Observer) execve(s stat, before string, now time.Time) {
+	if before == harnessComm && o.isTracked(s.pid) {
+		return // the harness's containment shim exec'ing the server it wraps
+	}
 	exe, argv, truncated, gone := details(o.root, s.pid)
 	if gone && argv == nil {
 		return // it exited meanwhile; its spawn was recorded
@@ -182,4 +187,29 @@ func (o *Observer) dropReport(token string) []observers.Record {
 		Summary:  fmt.Sprintf("process observer dropped %d records past its limit of %d", n, maxPending),
 		Data:     map[string]string{"op": "loss", "dropped": strconv.Itoa(n)},
 	}}
+}
+
+// harnessComm is the harness binary's comm (its name, cut to 15 bytes as
+// the kernel keeps it): a tracked leader that was the harness's shim
+// becomes the server by exec, which is not the server's doing.
+var harnessComm = func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	name := filepath.Base(exe)
+	if len(name) > 15 {
+		name = name[:15]
+	}
+	return name
+}()
+
+// isTracked reports whether pid is a leader this observer tracks. o.mu is held.
+func (o *Observer) isTracked(pid int) bool {
+	for _, t := range o.tracked {
+		if t.pid == pid {
+			return true
+		}
+	}
+	return false
 }
