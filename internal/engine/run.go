@@ -42,11 +42,9 @@ func (e *Engine) Run(ctx context.Context, h Hooks) *report.Report {
 			continue
 		}
 		if ok, why := pr.Applies(); !ok {
-			pr.NotApplicable(why)
-			pr.Close()
-			continue
+			pr.NotApplicable(why) // its start still checks for drift
 		}
-		for _, probe := range pk.Probes {
+		for _, probe := range pr.Probes() {
 			if ctx.Err() != nil {
 				break
 			}
