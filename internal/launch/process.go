@@ -48,6 +48,7 @@ func Start(spec Spec) (*Process, error) {
 	cmd := exec.Command(spec.Path, spec.Args...)
 	cmd.Env = env
 	cmd.Dir = spec.Dir
+	cmd.ExtraFiles = spec.ExtraFiles
 	cmd.SysProcAttr = groupAttr()
 
 	// The pipes are made here rather than by exec so that Wait never waits
@@ -85,6 +86,7 @@ func Start(spec Spec) (*Process, error) {
 		framed: make(chan struct{}),
 		logged: make(chan struct{}),
 	}
+	started.Store(p.cmd.Process.Pid, true)
 	go p.reap()
 	go func() {
 		defer close(p.framed)
@@ -107,6 +109,7 @@ func closeAll(fs ...*os.File) {
 
 func (p *Process) reap() {
 	_ = p.cmd.Wait()
+	started.Delete(p.cmd.Process.Pid)
 	status := "exited"
 	if ps := p.cmd.ProcessState; ps != nil {
 		status = ps.String()
@@ -199,4 +202,16 @@ func waitFor(ch <-chan struct{}, d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
+}
+
+// started holds the pids of the processes Start started that are not yet
+// reaped, so observers can tell the harness's own children from orphans it
+// adopted as subreaper.
+var started sync.Map
+
+// Ours reports whether pid is a process Start started and that has not
+// been reaped yet.
+func Ours(pid int) bool {
+	_, ok := started.Load(pid)
+	return ok
 }

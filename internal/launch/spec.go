@@ -1,5 +1,7 @@
 package launch
 
+import "os"
+
 // Defaults for the zero values of Spec's limits.
 const (
 	DefaultMaxLine       = 4 << 20
@@ -37,6 +39,10 @@ type Spec struct {
 	// that the oldest records go, which shows as a gap before the first Seq
 	// that Frames returns.
 	MaxFrameBytes int
+	// ExtraFiles are open files the program inherits as descriptors 3, 4,
+	// ... in order (os/exec's Cmd.ExtraFiles). Start does not close them:
+	// whoever opened them closes its copies once the program started.
+	ExtraFiles []*os.File
 }
 
 func (s Spec) maxLine() int       { return orDefault(s.MaxLine, DefaultMaxLine) }

@@ -1,6 +1,10 @@
-// Package core is the pack every MCP server gets: the handshake, the tool
-// list, JSON-RPC error handling, stdout hygiene, exit on stdin close, a sweep
-// of the read-only tools and the secret-echo check.
+// Package core is the pack every MCP server gets: the handshake and version
+// negotiation, ping, the tool list and its metadata hygiene, JSON-RPC
+// framing and error codes, the optional features it declares (resources,
+// prompts, logging), tools/call error classes, cancellation and progress,
+// stdout hygiene and wire validation, exit on stdin close, a sweep of the
+// read-only tools and the secret-echo check. A feature the server does not
+// declare is not applicable, never a failure.
 //
 //	e, _ := engine.New(engine.Config{Command: "my-server", Packs: []string{"core"}})
 //	rep := e.Run(ctx, engine.Hooks{})
@@ -8,8 +12,13 @@
 // or, in a server's repository, go test -run Packs/core.
 //
 // The probes run in the order of Pack.Probes on one start of the server.
-// exits-on-stdin-close ends the session, so only probes that judge what was
-// already captured (stdout-jsonrpc-only, secret-echo) come after it.
+// Probes that write malformed input come after malformed-input, which
+// judges a crash on it; probes that call tools come after tool-sweep, which
+// judges a crash or a hang on valid arguments, and skip the tools it saw
+// fail. version-negotiation sends a second initialize, on which a server
+// may reset its session, so it is the last probe that talks to the server.
+// exits-on-stdin-close ends the session: only probes that judge what was
+// already captured come after it.
 package core
 
 import "github.com/sealmark/sealmark/packs"
@@ -20,15 +29,35 @@ var Pack = packs.Pack{
 	Doc:  "protocol hygiene every MCP server must have, and no echo of the harness's canary secrets",
 	Probes: []packs.Probe{
 		initialize,
+		ping,
 		toolsList,
+		toolMetadata,
+		bogusCursor,
 		unknownMethod,
 		malformedInput,
+		requestIDs,
+		parseError,
+		invalidRequest,
+		batch,
+		invalidParams,
+		capabilitiesServed,
+		resources,
+		prompts,
+		loggingSetLevel,
 		toolSweep,
+		progress,
+		unknownTool,
+		badArguments,
+		cancellation,
+		cancelUnknown,
+		largeArgument,
+		versionNegotiation,
 		exitOnStdinClose,
 		noOrphans,
 		filesOutsideRoot,
 		noListener,
 		stdoutOnly,
+		wireMessages,
 		secretEcho,
 	},
 }

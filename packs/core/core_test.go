@@ -1,9 +1,13 @@
 package core_test
 
 import (
+	"cmp"
 	"context"
+	"github.com/sealmark/sealmark/internal/contain"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,10 +23,12 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	contain.Dispatch()
 	fixture.Dispatch()
 	httpfixture.Dispatch()
 	smbin.Dispatch()
 	core.ExitGrace = time.Second
+	core.CancelDuration = 600 * time.Millisecond
 	os.Exit(m.Run())
 }
 
@@ -35,19 +41,59 @@ func TestPackDefinition(t *testing.T) {
 // runCore runs the core pack against the fixture server with the given flaws.
 func runCore(t *testing.T, flaws string) *report.Report {
 	t.Helper()
-	self, err := os.Executable()
+	rep, err := coreReport(t.TempDir(), flaws, false)
 	require.NoError(t, err)
+	return rep
+}
+
+// coreReport runs the core pack against the fixture server with the given
+// flaws, with its sandbox in dir; bare runs it with no sandbox, so without
+// the observers (and their cost). It is safe to call from any goroutine.
+func coreReport(dir, flaws string, bare bool) (*report.Report, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
 	e, err := engine.New(engine.Config{
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
-		Packs: []string{"core"}, SandboxDir: t.TempDir(),
-		StartTimeout: 10 * time.Second, CallTimeout: time.Second,
+		Packs: []string{"core"}, SandboxDir: dir, NoSandbox: bare,
+		StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 	})
-	require.NoError(t, err)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return e.Run(ctx, engine.Hooks{})
+	return e.Run(ctx, engine.Hooks{}), nil
 }
+
+// cleanVerdicts pins, for the good and the full fixture, the verdicts of
+// the probes whose feature only the full one offers.
+var cleanVerdicts = map[string]map[string]packs.Verdict{
+	"": {
+		"CORE-RESOURCES": packs.NotApplicable, "CORE-PROMPTS": packs.NotApplicable,
+		"CORE-LOGGING-SET-LEVEL": packs.NotApplicable, "CORE-PROGRESS": packs.NotApplicable,
+		"CORE-CANCELLATION": packs.Passed, "CORE-BAD-ARGUMENTS": packs.Passed, "CORE-LARGE-ARGUMENT": packs.Passed,
+		"CORE-NO-ORPHANS": packs.Passed, "CORE-SECRET-ECHO": packs.Passed,
+	},
+	"full": {
+		"CORE-RESOURCES": packs.Passed, "CORE-PROMPTS": packs.Passed,
+		"CORE-LOGGING-SET-LEVEL": packs.Passed, "CORE-PROGRESS": packs.Passed,
+	},
+}
+
+// slowTwins rank the twins that wait out timeouts, so they start first.
+var slowTwins = map[string]int{"no-unknown-method-answer": 3, "hang-on-call": 2, "ignore-stdin-close": 1}
+
+// How many twins run at the same time. Bare runs mostly wait on the
+// fixture (cancellation windows, timeouts), so more run at once than there
+// are CPUs (go test's own -parallel would cap them at GOMAXPROCS); observed
+// runs spend CPU on the observers.
+const (
+	bareAtOnce     = 12
+	observedAtOnce = 6
+)
 
 // TestTwins proves every core probe both ways: the good fixture fails no
 // probe, and each twin fails exactly the probes it was built to fail, with
@@ -57,37 +103,111 @@ func TestTwins(t *testing.T) {
 	twins := []struct {
 		flaws string
 		want  map[string]string // probe id → a finding message must contain this
+		// observed runs the twin in the sandbox with the observers. The
+		// others run bare (no sandbox, so their observer probes are not
+		// applicable): what they break is on the wire, and the observers
+		// cost most of a run's CPU.
+		observed bool
 	}{
-		{"", nil},
-		{"echo-canary", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_CANARY echoed in the response to tools/call debug_info"}},
-		{"canary-in-description", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_FAKE_API_KEY echoed in the response to tools/list"}},
-		{"canary-in-log", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_FAKE_API_KEY echoed in the server log"}},
-		{"stdout-banner", map[string]string{"CORE-STDOUT-JSONRPC": "stdout line 1 is a line that is not JSON"}},
-		{"ignore-stdin-close", map[string]string{"CORE-EXIT-ON-STDIN-CLOSE": "still running"}},
-		{"wrong-unknown-method-code", map[string]string{"CORE-UNKNOWN-METHOD": "answered with error -32603"}},
-		{"no-unknown-method-answer", map[string]string{"CORE-UNKNOWN-METHOD": "no answer to an unknown method"}},
-		{"die-on-garbage", map[string]string{"CORE-MALFORMED-INPUT": "the server exited after malformed input"}},
-		{"bad-schema", map[string]string{"CORE-TOOLS-LIST": `tool "add_note": inputSchema is missing or null`}},
-		{"bad-tool-name", map[string]string{"CORE-TOOLS-LIST": `tool name "list_notes" appears more than once`}},
-		{"pagination-loop", map[string]string{"CORE-TOOLS-LIST": "came back twice"}},
-		{"bad-init", map[string]string{"CORE-INITIALIZE": `negotiated protocolVersion "1999-01-01"`}},
-		{"undeclared-tools", map[string]string{"CORE-INITIALIZE": "did not declare the tools capability"}},
-		{"crash-on-call", map[string]string{"CORE-TOOL-SWEEP": "with valid arguments ended the server"}},
-		{"hang-on-call", map[string]string{"CORE-TOOL-SWEEP": "did not answer within"}},
-		{"write-outside", map[string]string{"CORE-WRITES-OUTSIDE-ROOT": "changed a file outside its root: created root-evil/written-by-server.txt"}},
-		{"daemon", map[string]string{"CORE-NO-ORPHANS": "sm-sleep 600"}},
-		{"fork-daemon", map[string]string{"CORE-NO-ORPHANS": "-sleeper"}},
-		{"listen", map[string]string{"CORE-NO-LISTENER": "127.0.0.1"}},
-		{"listen-all", map[string]string{"CORE-NO-LISTENER": "all interfaces"}},
+		{"", nil, true},
+		{"echo-canary", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_CANARY echoed in the response to tools/call debug_info"}, false},
+		{"canary-in-description", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_FAKE_API_KEY echoed in the response to tools/list"}, false},
+		{"canary-in-log", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_FAKE_API_KEY echoed in the server log"}, false},
+		{"stdout-banner", map[string]string{"CORE-STDOUT-JSONRPC": "stdout line 1 is a line that is not JSON"}, false},
+		{"ignore-stdin-close", map[string]string{"CORE-EXIT-ON-STDIN-CLOSE": "still running"}, false},
+		{"wrong-unknown-method-code", map[string]string{"CORE-UNKNOWN-METHOD": "answered with error -32603"}, false},
+		{"no-unknown-method-answer", map[string]string{"CORE-UNKNOWN-METHOD": "no answer to an unknown method"}, false},
+		{"die-on-garbage", map[string]string{"CORE-MALFORMED-INPUT": "the server exited after malformed input"}, false},
+		{"bad-schema", map[string]string{"CORE-TOOLS-LIST": `tool "add_note": inputSchema is missing or null`}, false},
+		{"bad-tool-name", map[string]string{"CORE-TOOLS-LIST": `tool name "list_notes" appears more than once`}, false},
+		{"pagination-loop", map[string]string{"CORE-TOOLS-LIST": "came back twice"}, false},
+		{"bad-init", map[string]string{"CORE-INITIALIZE": `negotiated protocolVersion "1999-01-01"`}, false},
+		{"undeclared-tools", map[string]string{"CORE-INITIALIZE": "did not declare the tools capability"}, false},
+		{"crash-on-call", map[string]string{"CORE-TOOL-SWEEP": "with valid arguments ended the server"}, false},
+		{"hang-on-call", map[string]string{"CORE-TOOL-SWEEP": "did not answer within"}, false},
+		{"write-outside", map[string]string{"CORE-WRITES-OUTSIDE-ROOT": "changed a file outside its root: created root-evil/written-by-server.txt"}, true},
+		{"daemon", map[string]string{"CORE-NO-ORPHANS": "sm-sleep 600"}, true},
+		{"fork-daemon", map[string]string{"CORE-NO-ORPHANS": "-sleeper"}, true},
+		{"listen", map[string]string{"CORE-NO-LISTENER": "127.0.0.1"}, true},
+		{"listen-all", map[string]string{"CORE-NO-LISTENER": "all interfaces"}, true},
+		{"full", nil, false},
+		{"echo-unknown-version", map[string]string{"CORE-VERSION-NEGOTIATION": "was answered with 1999-01-01"}, false},
+		{"no-ping", map[string]string{"CORE-PING": "ping was answered with error -32601"}, false},
+		{"wrong-id-echo", map[string]string{"CORE-REQUEST-IDS": `a request with id 9007199254740991 was answered with id "9007199254740991"`}, false},
+		{"no-parse-error", map[string]string{"CORE-PARSE-ERROR": "got no answer; JSON-RPC asks for error -32700"}, false},
+		{"no-invalid-request-error", map[string]string{"CORE-INVALID-REQUEST": "7 of 7 invalid requests were not answered with error -32600"}, false},
+		{"batch-unrolled", map[string]string{"CORE-BATCH": "answered one by one (2 lines)"}, false},
+		{"bad-params-code", map[string]string{"CORE-INVALID-PARAMS": "tools/list with params [] was answered with error -32603"}, false},
+		{"bogus-cursor-ignored", map[string]string{"CORE-BOGUS-CURSOR": "was answered with a page"}, false},
+		{"unknown-tool-iserror", map[string]string{"CORE-UNKNOWN-TOOL": "answered with an isError result"}, false},
+		{"bad-arguments-code", map[string]string{"CORE-BAD-ARGUMENTS": "tools/call read_note with no arguments was answered with error -32603"}, false},
+		{"crash-on-large-argument", map[string]string{"CORE-LARGE-ARGUMENT": "the server exited on tools/call read_note with a 1 MiB name"}, false},
+		{"late-cancel-response", map[string]string{"CORE-CANCELLATION": "tools/call slow_op was answered after it was cancelled"}, false},
+		{"crash-on-unknown-cancel", map[string]string{"CORE-CANCEL-UNKNOWN": "exited after a cancellation of a request that was never sent"}, false},
+		{"progress-after-response", map[string]string{"CORE-PROGRESS": "a progress notification for tools/call slow_op came after its response"}, false},
+		{"resources-undeclared", map[string]string{"CORE-CAPABILITIES-SERVED": "answers resources/list but did not declare the resources capability"}, false},
+		{"logging-declared-unserved", map[string]string{"CORE-CAPABILITIES-SERVED": "declared the logging capability but answers logging/setLevel with -32601"}, false},
+		{"unknown-resource-empty", map[string]string{"CORE-RESOURCES": "resources/read of an unknown URI was answered with a result"}, false},
+		{"bad-prompt-code", map[string]string{"CORE-PROMPTS": "prompts/get of an unknown prompt was answered with error -32603"}, false},
+		{"bad-setlevel-code", map[string]string{"CORE-LOGGING-SET-LEVEL": "invalid level was answered with error -32603"}, false},
+		{"malformed-frame", map[string]string{"CORE-WIRE-MESSAGES": "params is not an object"}, false},
+		{"poisoned-description", map[string]string{"CORE-TOOL-METADATA": `tool "add_note" description has a tag addressed to the model: `}, false},
+		{"invisible-unicode", map[string]string{"CORE-TOOL-METADATA": `tool "list_notes" description hides 7 invisible characters (tag characters spelling "Ignore")`}, false},
+		{"shadowing-description", map[string]string{"CORE-TOOL-METADATA": `steers the model away from tool "read_note": "`}, false},
+		{"overlong-description", map[string]string{"CORE-TOOL-METADATA": "characters long (over 4096)"}, false},
 	}
-	for _, tw := range twins {
+	type run struct {
+		rep *report.Report
+		err error
+	}
+	// Observed twins run first, bare ones after: the process observer of
+	// a sandboxed run adopts (and at its end stops) any child of this test
+	// process in a group of its own that no observer tracks, which is what
+	// a bare run's server is. For the same reason TestTwins is not
+	// parallel: the parallel tests of this package, which start once it is
+	// done, all run sandboxed.
+	runs := make([]chan run, len(twins))
+	dirs := make([]string, len(twins))
+	for i := range twins {
+		runs[i] = make(chan run, 1)
+		dirs[i] = t.TempDir()
+	}
+	for _, observed := range []bool{true, false} {
+		// The slowest twins (they wait out timeouts) go first.
+		var queue []int
+		for i, tw := range twins {
+			if tw.observed == observed {
+				queue = append(queue, i)
+			}
+		}
+		slices.SortStableFunc(queue, func(a, b int) int {
+			return cmp.Compare(slowTwins[twins[b].flaws], slowTwins[twins[a].flaws])
+		})
+		jobs := make(chan int, len(queue))
+		for _, i := range queue {
+			jobs <- i
+		}
+		close(jobs)
+		var phase sync.WaitGroup
+		for range map[bool]int{true: observedAtOnce, false: bareAtOnce}[observed] {
+			phase.Go(func() {
+				for i := range jobs {
+					rep, err := coreReport(dirs[i], twins[i].flaws, !twins[i].observed)
+					runs[i] <- run{rep, err}
+				}
+			})
+		}
+		phase.Wait()
+	}
+	for i, tw := range twins {
 		name := tw.flaws
 		if name == "" {
 			name = "good"
 		}
+		r := <-runs[i]
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			rep := runCore(t, tw.flaws)
+			require.NoError(t, r.err)
+			rep := r.rep
 			require.Empty(t, rep.HarnessError)
 			require.Len(t, rep.Packs, 1)
 			seen := map[string]bool{}
@@ -110,6 +230,18 @@ func TestTwins(t *testing.T) {
 					t.Errorf("%s: probe did not run", id)
 				}
 			}
+			// The good and the full server: every probe passes or is not
+			// applicable, and the optional features are proven both ways.
+			if want, clean := cleanVerdicts[tw.flaws]; clean {
+				for _, p := range rep.Packs[0].Probes {
+					if p.Verdict != packs.Passed && p.Verdict != packs.NotApplicable {
+						t.Errorf("%s: verdict %s (%s), want pass or not-applicable", p.ID, p.Verdict, p.Reason)
+					}
+					if v, pinned := want[p.ID]; pinned && p.Verdict != v {
+						t.Errorf("%s: verdict %s (%s), want %s", p.ID, p.Verdict, p.Reason, v)
+					}
+				}
+			}
 		})
 	}
 }
@@ -126,6 +258,7 @@ func anyFinding(p report.Probe, want string) bool {
 // TestSecretEchoEvidenceNamesNoText checks that the evidence of a canary
 // echo names the variable and the place and the report masks the value.
 func TestSecretEchoEvidenceNamesNoText(t *testing.T) {
+	t.Parallel() // sandboxed, so safe beside the other observed runs (see TestTwins)
 	rep := runCore(t, "echo-canary")
 	var buf strings.Builder
 	require.NoError(t, report.WriteJSON(&buf, rep))

@@ -70,6 +70,9 @@ var noListener = packs.Probe{
 	CWE:      "CWE-1327",
 	Doc:      "a stdio server must not open a listening socket; one on all interfaces is worse",
 	Run: func(p *packs.Pass) {
+		if !stdio(p) {
+			return // an HTTP server listens by design; http-loopback-only judges where
+		}
 		if p.Observed == nil {
 			p.NotApplicable("no sockets observer on this run")
 			return

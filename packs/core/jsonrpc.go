@@ -35,6 +35,9 @@ var malformedInput = packs.Probe{
 	CWE:      "CWE-20",
 	Doc:      "a malformed line on stdin must not crash the server or stop it answering",
 	Run: func(p *packs.Pass) {
+		if !stdio(p) {
+			return
+		}
 		lines := []string{`{"jsonrpc":"2.0","id":`, "this is not json " + p.Token, `{"jsonrpc":"2.0","id":"sm-bad","method":}`}
 		var writeErr error
 		for _, l := range lines {

@@ -17,6 +17,9 @@ var exitOnStdinClose = packs.Probe{
 	CWE:      "CWE-404",
 	Doc:      "a stdio server must exit when its stdin closes",
 	Run: func(p *packs.Pass) {
+		if !stdio(p) {
+			return
+		}
 		if !p.Server.Alive() {
 			p.Inconclusive("the server had already exited (%s)", p.Server.ExitStatus())
 			return
@@ -40,6 +43,9 @@ var stdoutOnly = packs.Probe{
 	Severity: packs.Medium,
 	Doc:      "a stdio server must write nothing but newline-delimited JSON-RPC messages to stdout",
 	Run: func(p *packs.Pass) {
+		if !stdio(p) {
+			return
+		}
 		frames := p.Server.Frames(0)
 		bad := 0
 		for _, f := range frames {

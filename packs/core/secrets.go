@@ -67,8 +67,21 @@ func notificationMethod(data []byte) string {
 }
 
 // jsonRPC reports whether a JSON line is a JSON-RPC 2.0 message: an object
-// with "jsonrpc": "2.0" and a method, or an id with a result or an error.
+// with "jsonrpc": "2.0" and a method, or an id with a result or an error; or
+// a batch response, a non-empty array of such objects.
 func jsonRPC(data []byte) bool {
+	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '[' {
+		var elems []json.RawMessage
+		if json.Unmarshal(d, &elems) != nil || len(elems) == 0 {
+			return false
+		}
+		for _, e := range elems {
+			if len(bytes.TrimSpace(e)) == 0 || bytes.TrimSpace(e)[0] != '{' || !jsonRPC(e) {
+				return false
+			}
+		}
+		return true
+	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(data, &m) != nil {
 		return false

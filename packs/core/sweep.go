@@ -1,8 +1,11 @@
 package core
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/sealmark/sealmark/packs"
 )
@@ -15,6 +18,23 @@ type sweepResult struct {
 	crashed string   // the tool whose call ended the server
 	hung    []string // tools that did not answer in time
 	errs    []string
+	// Every call carries a progress token; progress judges what came of them.
+	calls []sweepCall
+	from  int // the first frame of the sweep
+}
+
+// sweepCall is one call of the sweep.
+type sweepCall struct {
+	tool     string
+	token    string          // the call's progress token
+	id       json.RawMessage // the request's id, nil when it got no answer
+	answered bool
+}
+
+// healthy reports whether the sweep saw the tool answer: a tool that hung
+// or crashed the server on valid arguments is not probed further.
+func (r *sweepResult) healthy(tool string) bool {
+	return !slices.Contains(r.hung, tool) && !strings.HasPrefix(r.crashed, tool+" (")
 }
 
 const sweepKey = "core.sweep"
@@ -26,9 +46,9 @@ func sweep(p *packs.Pass) *sweepResult {
 	if r, ok := p.Shared[sweepKey].(*sweepResult); ok {
 		return r
 	}
-	r := &sweepResult{}
+	r := &sweepResult{from: frameMark(p)}
 	p.Shared[sweepKey] = r
-	for _, t := range p.Surface.Tools {
+	for i, t := range p.Surface.Tools {
 		if t.Name == "" {
 			continue
 		}
@@ -40,8 +60,14 @@ func sweep(p *packs.Pass) *sweepResult {
 			r.skipped = append(r.skipped, t.Name+" (the server had exited)")
 			continue
 		}
-		args, _ := packs.Arguments(t.InputSchema, p.Token, nil) // a schema defect is tools-list's finding
-		res, err := p.Call(t.Name, args)
+		// A schema defect is tools-list's finding. A slow tool is asked to be quick.
+		args, _ := packs.Arguments(t.InputSchema, p.Token, quick(t))
+		call := sweepCall{tool: t.Name, token: fmt.Sprintf("sealmark-progress-%d", i+1)}
+		res, err := p.Request("tools/call", map[string]any{"name": t.Name, "arguments": args, "_meta": map[string]any{"progressToken": call.token}})
+		if err == nil {
+			call.id, call.answered = res.ID, true
+		}
+		r.calls = append(r.calls, call)
 		r.called = append(r.called, t.Name)
 		switch {
 		case err != nil && (errors.Is(err, packs.ErrClosed) || !p.Server.Alive()):

@@ -56,3 +56,33 @@ func schemaDefect(raw json.RawMessage) string {
 	}
 	return ""
 }
+
+var bogusCursor = packs.Probe{
+	ID:       "CORE-BOGUS-CURSOR",
+	Name:     "bogus-cursor",
+	Severity: packs.Low,
+	Doc:      "tools/list with a cursor the server never issued should get error -32602 (spec 2025-11-25 server/utilities/pagination#error-handling)",
+	Run: func(p *packs.Pass) {
+		if p.Surface.ToolsError != "" {
+			p.Inconclusive("tools/list did not work on the first try; tools-list reports it")
+			return
+		}
+		if !ready(p) {
+			return
+		}
+		res, err := p.Request("tools/list", map[string]any{"cursor": "sealmark-bogus-cursor"})
+		switch {
+		case err != nil && !p.Server.Alive():
+			p.Reportf("the server exited on tools/list with a bogus cursor (%s)", exitOf(p)).
+				Evidencef("process", "exit: %s", exitOf(p)).Severity = packs.High
+		case err != nil:
+			p.Reportf("tools/list with a bogus cursor got no answer within %s", p.CallTimeout).Evidencef("response", "%v", err)
+		case res.Error == nil:
+			p.Reportf("tools/list with a cursor the server never issued was answered with a page, want error -32602").
+				Evidencef("response", "tools/list cursor \"sealmark-bogus-cursor\": %s", brief(res.Result))
+		case res.Error.Code != -32602:
+			p.Reportf("tools/list with a bogus cursor was answered with %s, want -32602", oneLine(res.Brief())).
+				Evidencef("response", "tools/list cursor \"sealmark-bogus-cursor\": %s", oneLine(res.Brief()))
+		}
+	},
+}

@@ -1,0 +1,243 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// tools/call error classes: an unknown tool is a protocol error; bad
+// arguments are a tool error (or -32602); a huge argument is answered and
+// survived. Only tools the sweep called and saw answer are probed, so a
+// tool that hung on valid arguments is not blamed twice.
+
+// property is one property of a tool's input schema.
+type property struct {
+	name, typ, description string
+	required               bool
+}
+
+// properties lists a tool's input properties, sorted by name.
+func properties(t packs.Tool) []property {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if json.Unmarshal(t.InputSchema, &s) != nil {
+		return nil
+	}
+	var out []property
+	for name, raw := range s.Properties {
+		var pr struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		}
+		_ = json.Unmarshal(raw, &pr)
+		typ, _ := pr.Type.(string)
+		if list, ok := pr.Type.([]any); ok && len(list) > 0 {
+			typ, _ = list[0].(string)
+		}
+		out = append(out, property{name: name, typ: typ, description: pr.Description, required: slices.Contains(s.Required, name)})
+	}
+	slices.SortFunc(out, func(a, b property) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// pickTool returns the first tool this run may call, that answered the
+// sweep, and that has a property matching want.
+func pickTool(p *packs.Pass, want func(property) bool) (packs.Tool, property, bool) {
+	r := sweep(p)
+	for _, t := range p.Surface.Tools {
+		if !(p.Active || t.ReadOnly()) || !r.healthy(t.Name) {
+			continue
+		}
+		for _, pr := range properties(t) {
+			if want(pr) {
+				return t, pr, true
+			}
+		}
+	}
+	return packs.Tool{}, property{}, false
+}
+
+// callFailed reports a tools/call that got no answer, as a crash or a hang,
+// and returns true when err was one.
+func callFailed(p *packs.Pass, err error, what string) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, packs.ErrClosed) || !p.Server.Alive():
+		p.Reportf("the server exited on %s (%s)", what, exitOf(p)).Evidencef("process", "exit: %s", exitOf(p)).Severity = packs.High
+	default:
+		f := p.Reportf("%s got no answer within %s", what, p.CallTimeout)
+		f.Severity = max(p.Probe.Severity, packs.Medium)
+		f.Evidencef("response", "%v", err)
+	}
+	return true
+}
+
+var unknownTool = packs.Probe{
+	ID:       "CORE-UNKNOWN-TOOL",
+	Name:     "unknown-tool",
+	Severity: packs.Low,
+	Doc:      "tools/call of a tool the server does not have should be a JSON-RPC protocol error (for example -32602), not a tool result (spec 2025-11-25 server/tools#error-handling)",
+	Run: func(p *packs.Pass) {
+		if !ready(p) {
+			return
+		}
+		const name = "sealmark_no_such_tool"
+		res, err := p.Call(name, nil)
+		if callFailed(p, err, "tools/call of an unknown tool") {
+			return
+		}
+		switch {
+		case res.Error != nil && res.Error.Code == -32603:
+			p.Reportf("tools/call of an unknown tool was answered with %s; -32603 is for real faults, want a protocol error such as -32602", oneLine(res.Brief())).
+				Evidencef("response", "tools/call %s: %s", name, oneLine(res.Brief()))
+		case res.Error != nil:
+			p.Notef("answered %s", oneLine(res.Brief()))
+		case res.ToolError():
+			p.Reportf("tools/call of an unknown tool was answered with an isError result; the spec makes it a protocol error (-32602)").
+				Evidencef("response", "tools/call %s: %s", name, brief(res.Result))
+		default:
+			f := p.Reportf("tools/call of an unknown tool was answered with a successful result")
+			f.Severity = packs.Medium
+			f.Evidencef("response", "tools/call %s: %s", name, brief(res.Result))
+		}
+	},
+}
+
+// wrongValue is a value of the wrong type for a property of type typ.
+func wrongValue(typ string) any {
+	if typ == "string" {
+		return 12345
+	}
+	return "sealmark-not-a-" + typ
+}
+
+var simpleTypes = []string{"string", "number", "integer", "boolean", "array", "object"}
+
+var badArguments = packs.Probe{
+	ID:       "CORE-BAD-ARGUMENTS",
+	Name:     "bad-arguments",
+	Severity: packs.Medium,
+	CWE:      "CWE-20",
+	Doc:      "tools/call with missing or wrong-typed arguments must be refused with an isError result or -32602, without a crash, a hang or -32603 (spec 2025-11-25 server/tools#error-handling)",
+	Run: func(p *packs.Pass) {
+		if !ready(p) {
+			return
+		}
+		t, pr, ok := pickTool(p, func(pr property) bool { return pr.required && slices.Contains(simpleTypes, pr.typ) })
+		if !ok {
+			p.NotApplicable("no tool that may be called and answered the sweep has a required argument of a JSON type")
+			return
+		}
+		wrong, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.name: wrongValue(pr.typ)})
+		for _, c := range []struct {
+			what string
+			args map[string]any
+		}{
+			{"no arguments", map[string]any{}},
+			{pr.name + " of the wrong type (" + pr.typ + " expected)", wrong},
+		} {
+			what := "tools/call " + t.Name + " with " + c.what
+			res, err := p.Call(t.Name, c.args)
+			if callFailed(p, err, what) {
+				return
+			}
+			switch {
+			case res.Error != nil && res.Error.Code == -32603:
+				f := p.Reportf("%s was answered with %s; -32603 is for real faults, want an isError result or -32602", what, oneLine(res.Brief()))
+				f.Severity = packs.Low
+				f.Evidencef("response", "%s: %s", what, oneLine(res.Brief()))
+			case res.Refused():
+				p.Notef("%s: refused with %s", what, outcome(res))
+			default:
+				p.Notef("%s: accepted (the tool ran)", what)
+			}
+		}
+	},
+}
+
+// outcome names how a tools/call was answered: "error -32602 (...)", "an
+// isError result" or "a result".
+func outcome(res *packs.Response) string {
+	switch {
+	case res.Error != nil:
+		return oneLine(res.Brief())
+	case res.ToolError():
+		return "an isError result"
+	}
+	return "a result"
+}
+
+// largeSize is the size of the large-argument probe's string.
+const largeSize = 1 << 20
+
+// largeWait is how many call timeouts the large call may take.
+const largeWait = 2
+
+var largeArgument = packs.Probe{
+	ID:       "CORE-LARGE-ARGUMENT",
+	Name:     "large-argument",
+	Severity: packs.Medium,
+	CWE:      "CWE-400",
+	Doc:      "tools/call with a 1 MiB string argument must be answered (a result or any error) and the server must keep serving (every request gets a response, spec basic/index; the harness allows two call timeouts)",
+	Run: func(p *packs.Pass) {
+		if !ready(p) {
+			return
+		}
+		t, pr, ok := pickTool(p, func(pr property) bool { return pr.typ == "string" && pr.required })
+		if !ok {
+			t, pr, ok = pickTool(p, func(pr property) bool { return pr.typ == "string" })
+		}
+		if !ok {
+			p.NotApplicable("no tool that may be called and answered the sweep has a string argument")
+			return
+		}
+		big := "sealmark-" + p.Token + "-" + strings.Repeat("A", largeSize)
+		args, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.name: big})
+		what := "tools/call " + t.Name + " with a 1 MiB " + pr.name
+		type result struct {
+			res *packs.Response
+			err error
+		}
+		// A megabyte may take longer to move and parse than a usual call.
+		wait := largeWait * p.CallTimeout
+		done := make(chan result, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(p.Ctx, wait)
+			defer cancel()
+			res, err := p.Server.Request(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": args})
+			done <- result{res, err}
+		}()
+		var r result
+		select {
+		case r = <-done:
+		case <-time.After(wait + shortWait(p)):
+			// The write itself is stuck: the server stopped reading stdin.
+			_ = p.Server.CloseStdin()
+			<-done
+			p.Reportf("%s was not taken within %s: the server stopped reading its stdin", what, wait+shortWait(p)).
+				Evidencef("process", "the write of the request did not complete")
+			return
+		}
+		switch {
+		case r.err != nil && (errors.Is(r.err, packs.ErrClosed) || !p.Server.Alive()):
+			p.Reportf("the server exited on %s (%s)", what, exitOf(p)).Evidencef("process", "exit: %s", exitOf(p)).Severity = packs.High
+			return
+		case r.err != nil:
+			p.Reportf("%s got no answer within %s", what, wait).Evidencef("response", "%v", r.err)
+			return
+		}
+		p.Notef("%s: answered with %s", what, outcome(r.res))
+		if err := barrier(p); err != nil {
+			broken(p, err, what)
+		}
+	},
+}
