@@ -12,6 +12,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/packs"
 )
 
 // observedRun runs the core pack against the fixture with flaws and extra
@@ -138,5 +139,31 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 				t.Errorf("pid %s (sm-sleep 600) outlived the run", e.Name())
 			}
 		}
+	}
+}
+
+// TestRugPullIsDrift: a server whose tool description changes on its
+// second start is caught by that start's drift check; the good server is not.
+func TestRugPullIsDrift(t *testing.T) {
+	second := packs.Pack{Name: "second", Doc: "a further start", Probes: []packs.Probe{{
+		ID: "TEST-NOTHING", Name: "nothing", Doc: "checks nothing", Run: func(*packs.Pass) {},
+	}}}
+	for flaws, want := range map[string]bool{"rug-pull": true, "": false} {
+		cfg := fixtureConfig(t, flaws)
+		cfg.Catalog = []packs.Pack{{Name: "first", Doc: "the first start", Probes: second.Probes}, second}
+		e, err := engine.New(cfg)
+		require.NoError(t, err)
+		rep := e.Run(context.Background(), engine.Hooks{})
+		require.Empty(t, rep.HarnessError)
+		require.Len(t, rep.Packs, 2)
+		drift := rep.Packs[1].Probes[0]
+		require.Equal(t, "CORE-DRIFT", drift.ID)
+		if !want {
+			assert.Equal(t, packs.Passed, drift.Verdict, "%v", drift.Findings)
+			continue
+		}
+		require.Equal(t, packs.Failed, drift.Verdict)
+		assert.Contains(t, drift.Findings[0].Message, `the description of "read_note" changed`)
+		assert.NotEqual(t, "CORE-DRIFT", rep.Packs[0].Probes[0].ID, "the first start has nothing to compare with")
 	}
 }
