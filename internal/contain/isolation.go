@@ -1,9 +1,6 @@
 package contain
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // A Layer is one containment mechanism and whether it applies.
 type Layer struct {
@@ -55,7 +52,7 @@ type Isolation struct {
 	PidNS  Layer // a pid namespace: the whole tree dies with the shim
 	UserNS Layer // a user namespace, needed for the other two when not root
 
-	SeccompNotify Layer // the egress observer; not implemented
+	SeccompNotify Layer // the egress observer: seccomp user notification answered by the harness
 
 	// LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
 	LandlockABI int
@@ -92,6 +89,9 @@ func (i Isolation) For(o Options) Isolation {
 	} else if o.SandboxTop == "" {
 		off(&i.LandlockFS, "no sandbox")
 	}
+	if !o.Egress {
+		off(&i.SeccompNotify, "off by config")
+	}
 	if !o.NetNS {
 		off(&i.NetNS, "off by config")
 		off(&i.PidNS, "off by config")
@@ -115,7 +115,7 @@ func (i Isolation) Applied(name string) bool {
 
 // Line is the one-line summary a run prints after "isolation: ", e.g.
 //
-//	procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped; egress not observed (seccomp-notify: not implemented)
+//	procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped
 //
 // A group with nothing applied says why: "fs=none(landlock-fs: off by
 // config)". The statements after ";" say what is weaker: whether egress is
@@ -140,7 +140,11 @@ func (i Isolation) Line() string {
 	}
 	procs := []Layer{i.Pgid, i.Pdeathsig, i.Subreaper, i.PidNS}
 	group("procs", procs...)
-	group("net", i.NetNS, i.LandlockNet)
+	if i.SeccompNotify.Applied {
+		group("net", i.NetNS, i.LandlockNet, i.SeccompNotify)
+	} else {
+		group("net", i.NetNS, i.LandlockNet) // the refusal has its own statement below
+	}
 	group("fs", i.LandlockFS)
 	group("rlimits", i.FileSize)
 	group("privs", i.NoNewPrivs)
@@ -150,15 +154,18 @@ func (i Isolation) Line() string {
 	switch {
 	case i.NetNS.Applied:
 		// non-loopback egress fails at route lookup: hard-blocked
+	case i.SeccompNotify.Applied:
+		weaker = append(weaker, "egress observed but not hard-blocked (seccomp-notify denies what the policy refuses, racily; netns: "+i.NetNS.Why+")")
 	case i.LandlockNet.Applied:
 		weaker = append(weaker, "egress not hard-blocked (tcp connect limited to allowed ports, udp open; netns: "+i.NetNS.Why+")")
 	default:
 		weaker = append(weaker, "egress not blocked (netns: "+i.NetNS.Why+"; landlock-net: "+i.LandlockNet.Why+")")
 	}
-	if i.SeccompNotify.Applied {
-		// not reachable today; kept so the line stays truthful if it lands
-	} else {
+	if !i.SeccompNotify.Applied {
 		weaker = append(weaker, "egress not observed (seccomp-notify: "+i.SeccompNotify.Why+")")
+	}
+	if len(weaker) == 0 {
+		return strings.Join(parts, " ")
 	}
 	return strings.Join(parts, " ") + "; " + strings.Join(weaker, "; ")
 }
@@ -177,6 +184,8 @@ func (l Layer) short() string {
 		return "landlock(" + l.Detail + ")"
 	case "landlock-scope":
 		return "landlock-scoped"
+	case "seccomp-notify":
+		return "seccomp-notify"
 	case "rlimit-fsize":
 		return "fsize"
 	}
@@ -190,12 +199,5 @@ func (i Isolation) String() string { return i.Line() }
 func (i Isolation) wraps() bool {
 	return i.Pdeathsig.Applied || i.NoNewPrivs.Applied || i.FileSize.Applied ||
 		i.LandlockFS.Applied || i.LandlockNet.Applied || i.LandlockScope.Applied ||
-		i.NetNS.Applied || i.PidNS.Applied
-}
-
-func errText(prefix string, err error) string {
-	if err == nil {
-		return ""
-	}
-	return fmt.Sprintf("%s: %v", prefix, err)
+		i.NetNS.Applied || i.PidNS.Applied || i.SeccompNotify.Applied
 }

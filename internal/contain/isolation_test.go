@@ -50,6 +50,30 @@ func TestLine(t *testing.T) {
 		full().For(Options{Landlock: true, SandboxTop: "/tmp/sealmark-x", MaxFileBytes: 1}),
 		"procs=pgid+pdeathsig+subreaper net=landlock(tcp-connect) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped; egress not hard-blocked (tcp connect limited to allowed ports, udp open; netns: off by config); egress not observed (seccomp-notify: not implemented)",
 	}, {
+		"observed and hard-blocked",
+		func() Isolation {
+			i := full()
+			i.SeccompNotify = applied("seccomp-notify", "")
+			return i
+		}(),
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped",
+	}, {
+		"observed without netns",
+		func() Isolation {
+			i := full()
+			i.SeccompNotify = applied("seccomp-notify", "")
+			return i.For(Options{Egress: true})
+		}(),
+		"procs=pgid+pdeathsig+subreaper net=seccomp-notify fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config); egress observed but not hard-blocked (seccomp-notify denies what the policy refuses, racily; netns: off by config)",
+	}, {
+		"observer off by config",
+		func() Isolation {
+			i := full()
+			i.SeccompNotify = applied("seccomp-notify", "")
+			return i.For(Options{NetNS: true})
+		}(),
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config); egress not observed (seccomp-notify: off by config)",
+	}, {
 		"refused with the error",
 		func() Isolation {
 			i := full()
@@ -89,7 +113,7 @@ func TestForKeepsRefusalsAndNamesConfig(t *testing.T) {
 
 func TestShimArgsRoundTrip(t *testing.T) {
 	c := shimConfig{Mode: modeRun, Ppid: 42, FileSize: 1 << 20, Writable: "/tmp/sealmark-x", Net: true,
-		Scope: true, Ports: []int{80, 8080}, NS: true, User: true, Path: "/bin/server", Args: []string{"--", "-x", ""}}
+		Scope: true, Ports: []int{80, 8080}, NS: true, User: true, Report: 4, Path: "/bin/server", Args: []string{"--", "-x", ""}}
 	args := c.args()
 	require.Equal(t, Verb, args[0])
 	got, err := parseShim(args[1:])
@@ -158,4 +182,11 @@ func TestWrapNeedsDispatch(t *testing.T) {
 	_, err := Wrap(launch.Spec{Path: "/bin/true"}, Options{})
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "Dispatch"), err.Error())
+}
+
+func TestIsShim(t *testing.T) {
+	c := shimConfig{Mode: modeInner, Path: "/bin/server"}
+	assert.True(t, IsShim(append([]string{"/usr/bin/sealmark"}, c.args()...)))
+	assert.False(t, IsShim([]string{"/bin/server", "--flag"}))
+	assert.False(t, IsShim([]string{"/usr/bin/sealmark"}))
 }

@@ -1,6 +1,9 @@
+//go:build unix
+
 package contain_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,6 +147,41 @@ var children = map[string]func(args []string) int{
 		emit(result{"server": cmd.Process.Pid})
 		time.Sleep(time.Hour)
 		return 0
+	},
+	// egress waits for a line on stdin, then connects to args[0] (reading
+	// one line) and to args[1], sends a UDP datagram to args[2] with
+	// sendto and another with sendmsg, runs /bin/true x, and tries
+	// io_uring_setup; it prints each error.
+	"egress": func(args []string) int {
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		r := result{}
+		if c, err := net.DialTimeout("tcp", args[0], 3*time.Second); err != nil {
+			r["allowed"] = errText(err)
+		} else {
+			_ = c.SetDeadline(time.Now().Add(3 * time.Second))
+			b, err := io.ReadAll(io.LimitReader(c, 100))
+			r["allowed"], r["read"] = errText(err), string(b)
+			c.Close()
+		}
+		c, err := net.DialTimeout("tcp", args[1], 3*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		r["denied"] = errText(err)
+		if pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}); err != nil {
+			r["udp"] = errText(err)
+		} else {
+			to, _ := net.ResolveUDPAddr("udp", args[2])
+			_, err := pc.WriteToUDP([]byte("sendto"), to)
+			r["sendto"] = errText(err)
+			_, _, err = pc.WriteMsgUDP([]byte("sendmsg"), nil, to)
+			r["sendmsg"] = errText(err)
+			pc.Close()
+		}
+		r["exec"] = errText(exec.Command("/bin/true", "x").Run())
+		_, _, errno := syscall.Syscall(425, 1, 0, 0) // io_uring_setup(1, NULL)
+		r["io_uring"] = errText(errno)
+		return emit(r)
 	},
 	"sleep": func([]string) int {
 		time.Sleep(time.Hour)

@@ -37,7 +37,7 @@ func TestProbeRefusedNamespaces(t *testing.T) {
 	}
 
 	// Wrap asks the shim for nothing that was refused, and the server runs.
-	spec, err := wrapWith(iso.For(Options{NetNS: true}), launch.Spec{Path: "/bin/true"}, Options{NetNS: true})
+	spec, _, err := wrapWith(iso.For(Options{NetNS: true}), launch.Spec{Path: "/bin/true"}, Options{NetNS: true})
 	require.NoError(t, err)
 	assert.NotContains(t, strings.Join(spec.Args, " "), "-ns")
 }
@@ -59,7 +59,7 @@ func TestProbeChildFails(t *testing.T) {
 		}
 	}
 	spec := launch.Spec{Path: "/bin/true", Args: []string{"x"}}
-	got, err := wrapWith(iso.For(Options{Landlock: true}), spec, Options{Landlock: true})
+	got, _, err := wrapWith(iso.For(Options{Landlock: true}), spec, Options{Landlock: true})
 	require.NoError(t, err)
 	assert.Equal(t, spec, got)
 }

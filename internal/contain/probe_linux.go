@@ -59,18 +59,18 @@ type probeReport struct {
 	LandlockFS    string `json:"landlock_fs"`
 	LandlockNet   string `json:"landlock_net"`
 	LandlockScope string `json:"landlock_scope"`
+	Seccomp       string `json:"seccomp_notify"`
 }
 
 func probe() Isolation {
 	i := Isolation{
-		Pgid:          applied("pgid", ""),
-		Subreaper:     subreaper(),
-		SeccompNotify: refused("seccomp-notify", "not implemented"),
+		Pgid:      applied("pgid", ""),
+		Subreaper: subreaper(),
 	}
 	shim := []*Layer{&i.Pdeathsig, &i.NoNewPrivs, &i.FileSize, &i.LandlockFS, &i.LandlockNet,
-		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS}
+		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS, &i.SeccompNotify}
 	names := []string{"pdeathsig", "no_new_privs", "rlimit-fsize", "landlock-fs", "landlock-net",
-		"landlock-scope", "netns", "pidns", "userns"}
+		"landlock-scope", "netns", "pidns", "userns", "seccomp-notify"}
 	refuseAll := func(why string) Isolation {
 		for k, l := range shim {
 			*l = refused(names[k], why)
@@ -117,6 +117,7 @@ func probe() Isolation {
 	i.LandlockFS = layerOf("landlock-fs", fmt.Sprintf("abi%d", rep.LandlockABI), rep.LandlockFS)
 	i.LandlockNet = layerOf("landlock-net", "tcp-connect", rep.LandlockNet)
 	i.LandlockScope = layerOf("landlock-scope", "signal+abstract-unix", rep.LandlockScope)
+	i.SeccompNotify = layerOf("seccomp-notify", "", rep.Seccomp)
 	switch {
 	case !ns:
 		why := strings.Join(nsErrs, "; ")
@@ -207,6 +208,7 @@ func probeChild() int {
 			rep.LandlockNet, rep.LandlockScope = err.Error(), err.Error()
 		}
 	}
+	rep.Seccomp = errString(trySeccompNotify())
 	b, _ := json.Marshal(rep)
 	os.Stdout.Write(append(b, '\n'))
 	return 0

@@ -53,6 +53,9 @@ func shimMain(args []string) int {
 	if err := c.restrict(); err != nil {
 		return fail("restrict", err)
 	}
+	if err := c.observe(); err != nil {
+		return fail("seccomp", err)
+	}
 	err = syscall.Exec(c.Path, append([]string{c.Path}, c.Args...), environ())
 	return failExec(c.Path, err)
 }
@@ -99,6 +102,24 @@ func (c shimConfig) restrict() error {
 	return restrictSelf(abi, p)
 }
 
+// observe installs the egress filter on the calling thread and hands its
+// listener to the harness, when the harness asked for it (c.Report). The
+// listener and the report socket are closed before the server runs: a
+// server holding the listener could answer its own notifications.
+func (c shimConfig) observe() error {
+	if c.Report <= 0 {
+		return nil
+	}
+	defer unix.Close(c.Report)
+	unix.CloseOnExec(c.Report)
+	listener, err := installNotify()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(listener)
+	return handOver(c.Report, listener)
+}
+
 // outerShim starts the inner shim in new namespaces, passes signals on,
 // and exits as it does. It is what the harness sees as the server's leader.
 func outerShim(c shimConfig) int {
@@ -112,10 +133,18 @@ func outerShim(c shimConfig) int {
 	}
 	in := c
 	in.Mode = modeInner
+	files := []*os.File{lifeR} // fd 3: reads EOF once this shim is gone
+	var report *os.File
+	if c.Report > 0 {
+		// fd 4: the inner shim installs the filter and hands it over
+		report = os.NewFile(uintptr(c.Report), "seccomp-handoff")
+		files = append(files, report)
+		in.Report = lifelineFD + 1
+	}
 	cmd := exec.Command(exe, in.args()...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = environ()
-	cmd.ExtraFiles = []*os.File{lifeR} // fd 3: reads EOF once this shim is gone
+	cmd.ExtraFiles = files
 	cmd.SysProcAttr = nsAttr(c.User)
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwarded...)
@@ -123,6 +152,9 @@ func outerShim(c shimConfig) int {
 		return fail(nsFlags(c.User), err)
 	}
 	lifeR.Close()
+	if report != nil {
+		report.Close()
+	}
 	go func() {
 		for s := range sigs {
 			_ = cmd.Process.Signal(s)
@@ -162,6 +194,9 @@ func innerShim(c shimConfig) int {
 	}
 	if err := c.restrict(); err != nil {
 		return fail("restrict", err)
+	}
+	if err := c.observe(); err != nil {
+		return fail("seccomp", err)
 	}
 	sigs := make(chan os.Signal, 64)
 	signal.Notify(sigs, append([]os.Signal{syscall.SIGCHLD}, forwarded...)...)

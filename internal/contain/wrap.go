@@ -49,6 +49,12 @@ type Options struct {
 	// and signals to the server's own tree, as far as the kernel's ABI
 	// allows. Default off.
 	Landlock bool
+	// Egress puts the server under a seccomp user-notification filter
+	// whose listener the harness answers (see WrapEgress): every connect,
+	// sendto with an address, sendmsg and sendmmsg destination and every
+	// exec is recorded, and what the policy refuses fails with
+	// ENETUNREACH. Only WrapEgress accepts it. Default off.
+	Egress bool
 }
 
 func (o Options) check() error {
@@ -80,26 +86,64 @@ const notDispatched = "contain.Dispatch is not called by this program"
 // spec.Path is not absolute, or on Linux when the program never called
 // Dispatch. Probe().For(o).Line() says what the wrapped server gets.
 func Wrap(spec launch.Spec, o Options) (launch.Spec, error) {
-	if err := o.check(); err != nil {
+	if o.Egress {
+		return spec, errors.New("contain: Options.Egress needs WrapEgress, which returns the listener's hand-off")
+	}
+	if err := checkWrap(spec, o); err != nil {
 		return spec, err
 	}
-	if !filepath.IsAbs(spec.Path) {
-		return spec, fmt.Errorf("contain: program path %q is not absolute", spec.Path)
-	}
-	if runtime.GOOS == "linux" && !dispatched.Load() {
-		return spec, errors.New("contain: " + notDispatched + ": call it first in main (or TestMain)")
+	out, _, err := wrapWith(Probe().For(o), spec, o)
+	return out, err
+}
+
+// WrapEgress is Wrap for Options with Egress: it also returns the
+// hand-off that gives the harness the egress observer once the server is
+// started. The Handoff is nil when the seccomp layer does not apply
+// (Probe().For(o).SeccompNotify says why); its methods accept that.
+//
+//	spec, hand, err := contain.WrapEgress(spec, opts)
+//	if err != nil {
+//		return err
+//	}
+//	proc, err := launch.Start(spec)
+//	if err != nil {
+//		hand.Cancel()
+//		return err
+//	}
+//	obs, err := hand.Complete(proc.Pid(), egress.Ports(opts.AllowPorts...))
+//	if err != nil {
+//		proc.Stop(0, time.Second) // the shim exits 125: the server never ran
+//		return err
+//	}
+//	// obs is nil when egress is not observed, else an observers.Observer
+func WrapEgress(spec launch.Spec, o Options) (launch.Spec, *Handoff, error) {
+	if err := checkWrap(spec, o); err != nil {
+		return spec, nil, err
 	}
 	return wrapWith(Probe().For(o), spec, o)
 }
 
-// wrapWith is Wrap with the layers that apply already known.
-func wrapWith(iso Isolation, spec launch.Spec, o Options) (launch.Spec, error) {
+func checkWrap(spec launch.Spec, o Options) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	if !filepath.IsAbs(spec.Path) {
+		return fmt.Errorf("contain: program path %q is not absolute", spec.Path)
+	}
+	if runtime.GOOS == "linux" && !dispatched.Load() {
+		return errors.New("contain: " + notDispatched + ": call it first in main (or TestMain)")
+	}
+	return nil
+}
+
+// wrapWith is WrapEgress with the layers that apply already known.
+func wrapWith(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff, error) {
 	if !iso.wraps() {
-		return spec, nil
+		return spec, nil, nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return spec, fmt.Errorf("contain: the shim needs the harness binary: %w", err)
+		return spec, nil, fmt.Errorf("contain: the shim needs the harness binary: %w", err)
 	}
 	c := shimConfig{
 		Mode:  modeRun,
@@ -123,9 +167,17 @@ func wrapWith(iso Isolation, spec launch.Spec, o Options) (launch.Spec, error) {
 		c.Ports = append([]int(nil), o.AllowPorts...)
 	}
 	out := spec
+	var h *Handoff
+	if iso.SeccompNotify.Applied {
+		if h, err = newHandoff(); err != nil {
+			return spec, nil, err
+		}
+		c.Report = 3 + len(spec.ExtraFiles)
+		out.ExtraFiles = append(append([]*os.File(nil), spec.ExtraFiles...), h.shim)
+	}
 	out.Path = exe
 	out.Args = c.args()
-	return out, nil
+	return out, h, nil
 }
 
 // The shim's modes (os.Args[2]).
@@ -146,6 +198,7 @@ type shimConfig struct {
 	Ports    []int  // the allowed (and, with NS, proxied) loopback ports
 	NS       bool   // spawn the inner shim in new namespaces
 	User     bool   // with NS: a user namespace too
+	Report   int    // the hand-off socket's descriptor: install the seccomp filter; 0 without
 	Path     string // the server
 	Args     []string
 }
@@ -173,6 +226,9 @@ func (c shimConfig) args() []string {
 	}
 	if c.User {
 		a = append(a, "-userns")
+	}
+	if c.Report > 0 {
+		a = append(a, "-report="+strconv.Itoa(c.Report))
 	}
 	a = append(a, "--", c.Path)
 	return append(a, c.Args...)
@@ -207,6 +263,7 @@ func parseShim(args []string) (shimConfig, error) {
 	})
 	fs.BoolVar(&c.NS, "ns", false, "")
 	fs.BoolVar(&c.User, "userns", false, "")
+	fs.IntVar(&c.Report, "report", 0, "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return c, err
 	}
@@ -220,3 +277,9 @@ func parseShim(args []string) (shimConfig, error) {
 	c.Path, c.Args = rest[0], rest[1:]
 	return c, nil
 }
+
+// IsShim reports whether a process's argv is the shim's: in Options.NetNS
+// mode two shims stay in the server's process tree (and the inner one
+// holds the proxy's listeners), which observers should not count as the
+// server's doing.
+func IsShim(argv []string) bool { return len(argv) > 1 && argv[1] == Verb }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/observers/egress"
 )
 
 // contain wraps a server's start in the containment shim: Landlock (writes
@@ -14,11 +15,11 @@ import (
 // machine allows it. Without a sandbox nothing is contained. When the shim
 // cannot be used (a binary that does not call contain.Dispatch) the server
 // starts uncontained and the report's isolation line says why.
-func (e *Engine) contain(spec launch.Spec) launch.Spec {
+func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, []int) {
 	if e.sb == nil {
-		return spec
+		return spec, nil, nil
 	}
-	o := contain.Options{SandboxTop: e.sb.Top, MaxFileBytes: 2 * int64(e.cfg.MaxMiB) << 20, Landlock: true}
+	o := contain.Options{SandboxTop: e.sb.Top, MaxFileBytes: 2 * int64(e.cfg.MaxMiB) << 20, Landlock: true, Egress: true}
 	for _, name := range []string{"listener", "upstream", "port"} {
 		v := e.vars[name]
 		if u, err := url.Parse(v); err == nil && u.Port() != "" {
@@ -35,7 +36,7 @@ func (e *Engine) contain(spec launch.Spec) launch.Spec {
 			}
 		}
 	}
-	wrapped, err := contain.Wrap(spec, o)
+	wrapped, hand, err := contain.WrapEgress(spec, o)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	observed := ""
@@ -44,8 +45,28 @@ func (e *Engine) contain(spec launch.Spec) launch.Spec {
 	}
 	if err != nil {
 		e.rep.Sandbox.Isolation = "procs=pgid; not contained: " + err.Error() + observed
-		return spec
+		return spec, nil, nil
 	}
 	e.rep.Sandbox.Isolation = contain.Probe().For(o).Line() + observed
-	return wrapped
+	return wrapped, hand, o.AllowPorts
+}
+
+// observeEgress completes the seccomp hand-off of a started server: from
+// now on every destination it tries is recorded, and all but the harness's
+// own ports are refused. The egress observer joins the run's observers.
+func (e *Engine) observeEgress(hand *contain.Handoff, pid int, ports []int) error {
+	if hand == nil {
+		return nil
+	}
+	obs, err := hand.Complete(pid, egress.Ports(ports...))
+	if err != nil || obs == nil {
+		return err
+	}
+	if e.watch != nil {
+		e.mu.Lock()
+		e.watch.all = append(e.watch.all, obs)
+		e.watch.egress = true
+		e.mu.Unlock()
+	}
+	return nil
 }

@@ -24,6 +24,7 @@ type watch struct {
 	marker   string            // NAME=VALUE in every server's environment
 	notes    []string          // what applied and what is weaker, for the sandbox: line
 	line     string            // the observers' part of the isolation line
+	egress   bool              // the seccomp egress observer watches a start
 }
 
 // openObservers starts the observers that watch the sandbox and the
@@ -106,9 +107,24 @@ func (e *Engine) closeObservers() {
 	for _, o := range e.watch.all {
 		late = append(late, o.Close()...)
 	}
+	e.toTimeline(late)
+}
+
+// toTimeline adds records no probe owns to the report's timeline, leaving
+// out what is the harness's own doing: the server's start as the egress
+// observer sees it, and "egress not observed" when it was.
+func (e *Engine) toTimeline(recs []observers.Record) {
 	e.mu.Lock()
-	e.rep.Timeline = append(e.rep.Timeline, late...)
-	e.mu.Unlock()
+	defer e.mu.Unlock()
+	for _, r := range recs {
+		if e.watch != nil && e.watch.egress && r.Kind == observers.KindSocket && r.Data["op"] == "egress-not-observed" {
+			continue
+		}
+		if r.Data["start"] == "true" {
+			continue
+		}
+		e.rep.Timeline = append(e.rep.Timeline, r)
+	}
 }
 
 // probeView is what one probe reads through Pass.Observed.
@@ -142,9 +158,7 @@ func (v *probeView) Pack() []observers.Record {
 	}
 	if len(between) > 0 {
 		v.pr.addSeen(between)
-		v.pr.e.mu.Lock()
-		v.pr.e.rep.Timeline = append(v.pr.e.rep.Timeline, between...)
-		v.pr.e.mu.Unlock()
+		v.pr.e.toTimeline(between)
 	}
 	return v.pr.seenSoFar()
 }

@@ -157,9 +157,16 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 	if err != nil {
 		return nil, e.startError(pr, fmt.Errorf("server command: %v", err))
 	}
-	proc, err := launch.Start(e.contain(launch.Spec{Path: path, Args: args, Env: env, Dir: dir}))
+	lspec, hand, ports := e.contain(launch.Spec{Path: path, Args: args, Env: env, Dir: dir})
+	proc, err := launch.Start(lspec)
 	if err != nil {
+		hand.Cancel()
 		return nil, e.startError(pr, fmt.Errorf("starting %s: %v", command, err))
+	}
+	if err := e.observeEgress(hand, proc.Pid(), ports); err != nil {
+		proc.Kill()
+		proc.Stop(0, 0)
+		return nil, e.startError(pr, fmt.Errorf("starting %s: the egress observer's hand-off failed: %v", command, err))
 	}
 	if e.watch != nil && e.watch.process != nil {
 		e.watch.process.Track(proc.Pid())

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -24,37 +25,45 @@ const everythingJS = "../../testdata/npm/node_modules/everything/dist/index.js"
 // in any verdict is a visible diff. Every failure below is the server's, as
 // measured by hand (see the package's test report).
 var everythingVerdicts = map[string]packs.Verdict{
-	"CORE-INITIALIZE":          packs.Passed,
-	"CORE-PING":                packs.Passed,
-	"CORE-TOOLS-LIST":          packs.Passed,
-	"CORE-TOOL-METADATA":       packs.Passed,
-	"CORE-BOGUS-CURSOR":        packs.Failed, // ignores the cursor and answers the whole list
-	"CORE-UNKNOWN-METHOD":      packs.Passed,
-	"CORE-MALFORMED-INPUT":     packs.Passed,
-	"CORE-REQUEST-IDS":         packs.Passed,
-	"CORE-PARSE-ERROR":         packs.Failed, // the TS SDK's stdio transport drops bad lines silently
-	"CORE-INVALID-REQUEST":     packs.Failed, // likewise, no -32600
-	"CORE-BATCH":               packs.Passed, // ignored, which 2025-11-25 allows
-	"CORE-INVALID-PARAMS":      packs.Failed, // zod rejects the params with -32603
-	"CORE-CAPABILITIES-SERVED": packs.Passed,
-	"CORE-RESOURCES":           packs.Failed, // unknown URI: -32602 (the 2026 code), not -32002
-	"CORE-PROMPTS":             packs.Passed,
-	"CORE-LOGGING-SET-LEVEL":   packs.Failed, // an invalid level gets -32603
-	"CORE-TOOL-SWEEP":          packs.Passed,
-	"CORE-PROGRESS":            packs.Passed, // trigger-long-running-operation reports progress
-	"CORE-UNKNOWN-TOOL":        packs.Failed, // an isError result, not a protocol error
-	"CORE-BAD-ARGUMENTS":       packs.Passed,
-	"CORE-CANCELLATION":        packs.Passed,
-	"CORE-CANCEL-UNKNOWN":      packs.Passed,
-	"CORE-LARGE-ARGUMENT":      packs.Passed,
-	"CORE-VERSION-NEGOTIATION": packs.Passed,
-	"CORE-EXIT-ON-STDIN-CLOSE": packs.Passed,
-	"CORE-NO-ORPHANS":          packs.Passed,
-	"CORE-WRITES-OUTSIDE-ROOT": packs.Passed,
-	"CORE-NO-LISTENER":         packs.Passed,
-	"CORE-STDOUT-JSONRPC":      packs.Passed,
-	"CORE-WIRE-MESSAGES":       packs.Passed,
-	"CORE-SECRET-ECHO":         packs.Failed, // get-env returns the whole environment, by design
+	"CORE-INITIALIZE":            packs.Passed,
+	"CORE-PING":                  packs.Passed,
+	"CORE-TOOLS-LIST":            packs.Passed,
+	"CORE-TOOL-METADATA":         packs.Passed,
+	"CORE-BOGUS-CURSOR":          packs.Failed, // ignores the cursor and answers the whole list
+	"CORE-UNKNOWN-METHOD":        packs.Passed,
+	"CORE-MALFORMED-INPUT":       packs.Passed,
+	"CORE-REQUEST-IDS":           packs.Passed,
+	"CORE-PARSE-ERROR":           packs.Failed, // the TS SDK's stdio transport drops bad lines silently
+	"CORE-INVALID-REQUEST":       packs.Failed, // likewise, no -32600
+	"CORE-BATCH":                 packs.Passed, // ignored, which 2025-11-25 allows
+	"CORE-INVALID-PARAMS":        packs.Failed, // zod rejects the params with -32603
+	"CORE-CAPABILITIES-SERVED":   packs.Passed,
+	"CORE-RESOURCES":             packs.Failed, // unknown URI: -32602 (the 2026 code), not -32002
+	"CORE-PROMPTS":               packs.Passed,
+	"CORE-LOGGING-SET-LEVEL":     packs.Failed, // an invalid level gets -32603
+	"CORE-TOOL-SWEEP":            packs.Passed,
+	"CORE-PROGRESS":              packs.Passed, // trigger-long-running-operation reports progress
+	"CORE-UNKNOWN-TOOL":          packs.Failed, // an isError result, not a protocol error
+	"CORE-BAD-ARGUMENTS":         packs.Passed,
+	"CORE-CANCELLATION":          packs.Passed,
+	"CORE-CANCEL-UNKNOWN":        packs.Passed,
+	"CORE-LARGE-ARGUMENT":        packs.Passed,
+	"CORE-VERSION-NEGOTIATION":   packs.Passed,
+	"CORE-HTTP-ORIGIN":           packs.NotApplicable, // the HTTP transport's own rules: see everythingHTTPVerdicts
+	"CORE-HTTP-HOST":             packs.NotApplicable,
+	"CORE-HTTP-UNKNOWN-SESSION":  packs.NotApplicable,
+	"CORE-HTTP-DELETED-SESSION":  packs.NotApplicable,
+	"CORE-HTTP-SESSION-ID":       packs.NotApplicable,
+	"CORE-HTTP-NOTIFICATION-202": packs.NotApplicable,
+	"CORE-HTTP-PROTOCOL-VERSION": packs.NotApplicable,
+	"CORE-HTTP-LOOPBACK-ONLY":    packs.NotApplicable,
+	"CORE-EXIT-ON-STDIN-CLOSE":   packs.Passed,
+	"CORE-NO-ORPHANS":            packs.Passed,
+	"CORE-WRITES-OUTSIDE-ROOT":   packs.Passed,
+	"CORE-NO-LISTENER":           packs.Passed,
+	"CORE-STDOUT-JSONRPC":        packs.Passed,
+	"CORE-WIRE-MESSAGES":         packs.Passed,
+	"CORE-SECRET-ECHO":           packs.Failed, // get-env returns the whole environment, by design
 }
 
 // TestEverything runs the core pack over stdio against the real
@@ -110,4 +119,69 @@ func findingsOf(p report.Probe) []string {
 		out = append(out, f.Severity.String()+": "+f.Message)
 	}
 	return out
+}
+
+// everythingHTTPVerdicts pins the core pack over streamable HTTP against the
+// same server, started by the harness (--start). The stdio-only checks are
+// not applicable; the transport's own rules fail where the server is known
+// to break them (it mints a session for a foreign Origin or Host, answers
+// 400 for unknown and deleted sessions, and listens on all interfaces).
+var everythingHTTPVerdicts = func() map[string]packs.Verdict {
+	m := map[string]packs.Verdict{}
+	for id, v := range everythingVerdicts {
+		m[id] = v
+	}
+	for _, id := range []string{"CORE-MALFORMED-INPUT", "CORE-REQUEST-IDS", "CORE-PARSE-ERROR", "CORE-INVALID-REQUEST",
+		"CORE-BATCH", "CORE-INVALID-PARAMS", "CORE-CANCELLATION", "CORE-EXIT-ON-STDIN-CLOSE", "CORE-NO-ORPHANS",
+		"CORE-NO-LISTENER", "CORE-STDOUT-JSONRPC"} {
+		m[id] = packs.NotApplicable
+	}
+	for id, v := range map[string]packs.Verdict{
+		"CORE-HTTP-ORIGIN":           packs.Failed,
+		"CORE-HTTP-HOST":             packs.Failed,
+		"CORE-HTTP-UNKNOWN-SESSION":  packs.Failed,
+		"CORE-HTTP-DELETED-SESSION":  packs.Failed,
+		"CORE-HTTP-SESSION-ID":       packs.Passed,
+		"CORE-HTTP-NOTIFICATION-202": packs.Passed,
+		"CORE-HTTP-PROTOCOL-VERSION": packs.Passed,
+		"CORE-HTTP-LOOPBACK-ONLY":    packs.Failed,
+	} {
+		m[id] = v
+	}
+	return m
+}()
+
+// TestEverythingHTTP runs the core pack over streamable HTTP against the
+// real server-everything, started by the harness.
+func TestEverythingHTTP(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH: the real server-everything cannot run")
+	}
+	js, err := filepath.Abs(everythingJS)
+	require.NoError(t, err)
+	if _, err := os.Stat(js); err != nil {
+		t.Skipf("server-everything is not installed (%v): run npm ci in testdata/npm, as .ci/run does", err)
+	}
+	e, err := engine.New(engine.Config{
+		Start: node + " " + js + " streamableHttp", URL: "http://127.0.0.1:{port}/mcp",
+		Env:   []environ.KV{{Name: "PORT", Value: "{port}"}},
+		Packs: []string{"core"}, SandboxDir: t.TempDir(),
+		StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
+		StdinGrace: time.Second, TermGrace: time.Second,
+	})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep := e.Run(ctx, engine.Hooks{})
+	require.Empty(t, rep.HarnessError)
+	for _, p := range rep.Packs[0].Probes {
+		want, pinned := everythingHTTPVerdicts[p.ID]
+		switch {
+		case !pinned:
+			t.Errorf("%s: verdict %s is not pinned", p.ID, p.Verdict)
+		case p.Verdict != want:
+			t.Errorf("%s: verdict %s, want %s; reason %q, findings %v", p.ID, p.Verdict, want, p.Reason, findingsOf(p))
+		}
+	}
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sealmark/sealmark/packs"
@@ -31,6 +34,10 @@ var versionNegotiation = packs.Probe{
 			p.Inconclusive("the first initialize already negotiated %q; initialize reports it", p.Surface.Init.Version)
 			return
 		}
+		if p.HTTP != nil {
+			negotiateHTTP(p)
+			return
+		}
 		if !ready(p) {
 			return
 		}
@@ -54,21 +61,67 @@ var versionNegotiation = packs.Probe{
 			p.Notef("answered %s, data %s", oneLine(res.Brief()), brief(res.Error.Data))
 			return
 		}
-		var r struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		_ = json.Unmarshal(res.Result, &r)
-		switch {
-		case r.ProtocolVersion == unknownVersion:
-			p.Reportf("initialize asking for protocol %s was answered with %s, a version the server cannot support", unknownVersion, unknownVersion).
-				Evidencef("response", "initialize result: %s", brief(res.Result))
-		case !slices.Contains(KnownVersions, r.ProtocolVersion):
-			p.Reportf("initialize asking for protocol %s was answered with %q, which no specification defines", unknownVersion, r.ProtocolVersion).
-				Evidencef("response", "initialize result: %s", brief(res.Result))
-		default:
-			p.Notef("asked for %s, offered %s", unknownVersion, r.ProtocolVersion)
-		}
+		judgeNegotiated(p, res.Result)
 	},
+}
+
+// negotiateHTTP asks for the unknown version in an initialize of a session
+// of its own: over HTTP every initialize opens one.
+func negotiateHTTP(p *packs.Pass) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"%s","method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"sealmark","version":"probe"}}}`, p.Token, unknownVersion)
+	r, err := raw(p, http.MethodPost, body, nil, "")
+	if err != nil {
+		p.Inconclusive("the initialize POST failed: %v", err)
+		return
+	}
+	defer endSession(p, r.session)
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *packs.RPCError `json:"error"`
+	}
+	if json.Unmarshal([]byte(sseData(r.body)), &msg) != nil || (msg.Result == nil && msg.Error == nil) {
+		if r.status >= 400 {
+			p.Notef("refused with HTTP %d", r.status)
+			return
+		}
+		p.Inconclusive("the initialize answer (HTTP %d) holds no JSON-RPC response", r.status)
+		return
+	}
+	if msg.Error != nil {
+		p.Notef("answered error %d", msg.Error.Code)
+		return
+	}
+	judgeNegotiated(p, msg.Result)
+}
+
+// sseData is the JSON of a response body: the body itself, or the data of
+// its first server-sent event.
+func sseData(body string) string {
+	for _, line := range strings.Split(body, "\n") {
+		if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data:"); ok {
+			return strings.TrimSpace(d)
+		}
+	}
+	return body
+}
+
+// judgeNegotiated judges the protocolVersion of an initialize result that
+// answered a request for the unknown version.
+func judgeNegotiated(p *packs.Pass, result json.RawMessage) {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(result, &r)
+	switch {
+	case r.ProtocolVersion == unknownVersion:
+		p.Reportf("initialize asking for protocol %s was answered with %s, a version the server cannot support", unknownVersion, unknownVersion).
+			Evidencef("response", "initialize result: %s", brief(result))
+	case !slices.Contains(KnownVersions, r.ProtocolVersion):
+		p.Reportf("initialize asking for protocol %s was answered with %q, which no specification defines", unknownVersion, r.ProtocolVersion).
+			Evidencef("response", "initialize result: %s", brief(result))
+	default:
+		p.Notef("asked for %s, offered %s", unknownVersion, r.ProtocolVersion)
+	}
 }
 
 // pingWait bounds how long a ping may take to count as prompt.

@@ -1,0 +1,184 @@
+package egress
+
+import (
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/sealmark/sealmark/observers"
+)
+
+// Bounds of an Observer.
+const (
+	// MaxRecords is how many records an Observer holds that no Collect
+	// returned yet; past it new records are dropped and counted, and a
+	// loss record says so.
+	MaxRecords = 4096
+	// readTimeout bounds one read of the server's memory: a read that
+	// takes longer is abandoned and the call it belongs to is denied.
+	readTimeout = time.Second
+	// maxStuckReads is how many abandoned reads may be pending at once;
+	// past it every call that needs a read is denied without one.
+	maxStuckReads = 4
+	// closeWait bounds how long Close waits for the supervisor and for
+	// abandoned reads to return.
+	closeWait = 2 * time.Second
+)
+
+// Observer answers the seccomp notifications of a server's process tree:
+// it records every destination and every exec, lets through what the
+// policy allows and denies the rest. It is safe for concurrent use.
+type Observer struct {
+	allow func(addr net.Addr) bool // the policy for IP and unix destinations
+	sup   supervisor               // the platform's notification loop
+
+	mu      sync.Mutex
+	token   string // the open probe, "" when none is
+	pending []observers.Record
+	full    bool  // pending is at MaxRecords: new records are being dropped
+	dropped int64 // records dropped since the start
+	losses  []observers.Record
+	closed  bool
+	counts  Counts
+}
+
+// Counts are an Observer's running totals.
+type Counts struct {
+	Allowed int64 // calls let through
+	Denied  int64 // calls denied
+	Stale   int64 // notifications whose caller went away before the answer
+	Dropped int64 // records dropped past MaxRecords
+}
+
+// Name returns "egress".
+func (o *Observer) Name() string { return "egress" }
+
+// Begin opens the probe token: what the server does from now until the
+// next Begin or Close is attributed to it (by time).
+func (o *Observer) Begin(token string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.closed {
+		o.token = token
+	}
+}
+
+// Collect returns the records attributed to token that no Collect returned
+// yet, with a loss record when some were dropped.
+func (o *Observer) Collect(token string) []observers.Record {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out, keep []observers.Record
+	for _, r := range o.pending {
+		if r.Token == token {
+			out = append(out, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	o.pending = keep
+	if len(o.pending) < MaxRecords {
+		o.full = false
+	}
+	return out
+}
+
+// Close stops answering (from now on the server's filtered calls fail
+// with ENOSYS: the filter fails closed), and returns every record no
+// Collect returned, with the loss records.
+func (o *Observer) Close() []observers.Record {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return nil
+	}
+	o.closed = true
+	o.token = ""
+	o.mu.Unlock()
+
+	problems := o.sup.stop(closeWait)
+
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, p := range problems {
+		o.losses = append(o.losses, o.record(observers.KindLoss, p, map[string]string{"op": "loss"}))
+	}
+	if o.dropped > 0 {
+		o.losses = append(o.losses, o.record(observers.KindLoss,
+			fmt.Sprintf("%d egress records dropped past the cap of %d", o.dropped, MaxRecords),
+			map[string]string{"op": "loss", "dropped": fmt.Sprint(o.dropped)}))
+	}
+	out := append(o.pending, o.losses...)
+	o.pending, o.losses = nil, nil
+	return out
+}
+
+// Counts returns the running totals.
+func (o *Observer) Counts() Counts {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c := o.counts
+	c.Dropped = o.dropped
+	return c
+}
+
+// add keeps a record attributed to the open probe (to none when
+// unattributed), or counts it as dropped past MaxRecords.
+func (o *Observer) add(kind, summary string, data map[string]string, unattributed bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.pending) >= MaxRecords {
+		o.dropped++
+		if !o.full {
+			o.full = true
+			// one over the cap, once per overflow, so the probe sees it
+			o.pending = append(o.pending, o.record(observers.KindLoss,
+				fmt.Sprintf("more than %d egress records pending: later ones are dropped", MaxRecords),
+				map[string]string{"op": "loss"}))
+		}
+		return
+	}
+	r := o.record(kind, summary, data)
+	if unattributed {
+		r.Token = ""
+		delete(r.Data, "attributed")
+	}
+	o.pending = append(o.pending, r)
+}
+
+// count adds one answered call to the totals.
+func (o *Observer) count(allowed bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if allowed {
+		o.counts.Allowed++
+	} else {
+		o.counts.Denied++
+	}
+}
+
+func (o *Observer) stale() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.counts.Stale++
+}
+
+// loss keeps a loss record for Close (at most MaxRecords of them).
+func (o *Observer) loss(format string, args ...any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.losses) < MaxRecords {
+		o.losses = append(o.losses, o.record(observers.KindLoss, fmt.Sprintf(format, args...), map[string]string{"op": "loss"}))
+	}
+}
+
+// record builds a record attributed to the open probe. o.mu is held.
+func (o *Observer) record(kind, summary string, data map[string]string) observers.Record {
+	if o.token != "" {
+		data["attributed"] = "time"
+	}
+	return observers.Record{Kind: kind, Observer: o.Name(), Time: time.Now(), Token: o.token, Summary: summary, Data: data}
+}
+
+var _ observers.Observer = (*Observer)(nil)
