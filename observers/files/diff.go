@@ -33,9 +33,11 @@ type Change struct {
 // a regular file, the same size and hash, or mtime when not hashed; for a
 // link, the same target; mtime otherwise) is renamed; the entries under a
 // renamed directory are not listed again. Content is checked because file
-// systems reuse a deleted entry's inode number at once. (An Observer, which
-// sees the events, also pairs a rename whose content then changed.) A path
-// under a directory unreadable in either snapshot is not compared.
+// systems reuse a deleted entry's inode number at once; an entry moved and
+// then changed is reported as deleted and created. (An Observer, which sees
+// the events, also requires that the old path, or a directory above it, was
+// renamed away.) A path under a directory unreadable in either snapshot is
+// not compared.
 func Diff(before, after *Snapshot) []Change {
 	paths := maps.Clone(before.entries)
 	maps.Copy(paths, after.entries)

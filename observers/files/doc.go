@@ -26,15 +26,28 @@
 // directory whole). Before it does, it waits for a barrier: a directory made
 // in a private temporary directory outside the sandbox, watched through the
 // same inotify queue, so every event queued before the Collect has arrived.
-// When events are unavailable, a watch fails for a system limit, the queue
-// overflows or the sandbox changes while it is being read, the Collect walks
-// the whole sandbox instead (exact) and says so in a KindLoss record.
+// When the queue overflows or the sandbox changes while it is being read,
+// that Collect walks the whole sandbox instead (exact) and says so in a
+// KindLoss record; when events are unavailable, or a watch fails for a
+// system limit, every Collect from then on does, and one KindLoss record
+// says so.
 // Hard-linked files are re-read at every Collect, since a write through one
 // name changes the others without an event in their directories.
 //
+// Attribution: Collect(token) returns what changed since the previous Begin
+// or Collect, with that token. Changes made while no probe is open (after a
+// Collect, before the next Begin) carry no token and come back from the next
+// Collect, ahead of its own records, or from Close.
+//
+// Renames are paired by inode, and only when the content is unchanged (and,
+// for an Observer, when events saw the old path renamed away), because file
+// systems reuse a freed inode number at once: an entry moved and then
+// changed is reported as deleted and created.
+//
 // Limits: a directory that cannot be read (or nested deeper than 128 levels)
 // is reported once in a KindLoss record and what is under it is not
-// compared; entries beyond Options.MaxEntries are counted, not held. A
-// write through a memory mapping raises no event; it is seen by the next
-// full walk.
+// compared; entries beyond Options.MaxEntries are counted, not held. Seen
+// only by a full walk: a write through a memory mapping (no event), and a
+// write through a hard link made and removed between two Collects (no event
+// names the file's other names).
 package files

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -35,11 +36,12 @@ type events struct {
 	dirs    map[string]bool // watched directory names
 	barrier string          // private directory for barrier entries
 	sent    uint64          // last barrier issued; only the observer's goroutine uses it
+	bound   int             // maxDirty; tests lower it
 
 	mu    sync.Mutex
 	dirty map[string]uint8 // path → what events said of it (movedAway, removedHere)
-	full  string // why the next update must be a full walk; "" when it need not
-	seen  uint64 // highest barrier seen
+	full  string           // why the next update must be a full walk; "" when it need not
+	seen  uint64           // highest barrier seen
 
 	notify chan struct{} // a barrier or a failure arrived
 	done   chan struct{} // closed when the drain goroutine returns
@@ -71,6 +73,7 @@ func startEvents(top string, dirs []string) (*events, error) {
 		top:     top,
 		dirs:    map[string]bool{},
 		barrier: b,
+		bound:   maxDirty,
 		dirty:   map[string]uint8{},
 		notify:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
@@ -144,8 +147,8 @@ func (e *events) mark(p string, how uint8) {
 	if e.full != "" {
 		return
 	}
-	if _, ok := e.dirty[p]; !ok && len(e.dirty) >= maxDirty {
-		e.full = fmt.Sprintf("more than %d paths changed", maxDirty)
+	if _, ok := e.dirty[p]; !ok && len(e.dirty) >= e.bound {
+		e.full = fmt.Sprintf("more than %d paths changed", e.bound)
 		e.dirty = map[string]uint8{}
 		return
 	}
@@ -155,6 +158,12 @@ func (e *events) mark(p string, how uint8) {
 // fail records a watcher error: events may be missing, so the next update
 // is a full walk. An inotify queue overflow comes this way.
 func (e *events) fail(err error) {
+	if errors.Is(err, syscall.EINVAL) {
+		// fsnotify drops its watch on a directory moved away and reports
+		// EINVAL when the kernel had already dropped it (the directory was
+		// moved, then deleted). Nothing is lost.
+		return
+	}
 	why := "file event error: " + err.Error()
 	if errors.Is(err, fsnotify.ErrEventOverflow) {
 		why = "inotify overflow"
@@ -200,10 +209,13 @@ func (e *events) settle(timeout time.Duration) error {
 		case <-timer.C:
 			return fmt.Errorf("no event within %v", timeout)
 		case <-e.done:
-			return errors.New("the watcher stopped")
+			return errStopped
 		}
 	}
 }
+
+// errStopped is settle's error once the watcher has stopped on its own.
+var errStopped = errors.New("the file event watcher stopped")
 
 // take returns the dirty paths and why a full walk is needed ("" when it
 // is not), and starts a new set.

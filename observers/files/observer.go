@@ -168,7 +168,9 @@ func (o *Observer) sweep(token string) []observers.Record {
 		t.resync()
 	} else {
 		why := ""
-		if err := o.ev.settle(settleTimeout); err != nil {
+		if err := o.ev.settle(settleTimeout); errors.Is(err, errStopped) {
+			t.watchErr = err // handled below: full walks from now on
+		} else if err != nil {
 			why = fmt.Sprintf("file events did not settle (%v)", err)
 		}
 		dirty, full := o.ev.take()
@@ -176,6 +178,7 @@ func (o *Observer) sweep(token string) []observers.Record {
 			why = full
 		}
 		switch {
+		case t.watchErr != nil:
 		case why != "":
 			t.resync()
 			recs = append(recs, loss(token, now, "fallback", why+": fell back to a full walk"))

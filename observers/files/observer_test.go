@@ -41,6 +41,16 @@ func TestCollectReportsEveryOp(t *testing.T) {
 		{"tok-dirmove", func() { must(t, os.Rename(p("home/a"), p("root/a"))) }, []string{"renamed home/a -> root/a"}},
 		{"tok-inside-moved", func() { write(t, p("root/a/b/c"), "changed") }, []string{"modified root/a/b/c"}},
 		{"tok-rmdir", func() { must(t, os.RemoveAll(p("root/a"))) }, []string{"deleted root/a", "deleted root/a/b", "deleted root/a/b/c"}},
+		{"tok-delete-create", func() {
+			// ext4 and tmpfs give the new file the inode just freed: a
+			// delete and a create, not a rename.
+			must(t, os.Remove(p("tmp/old.txt")))
+			write(t, p("home/new.txt"), "new")
+		}, []string{"created home/new.txt (3 bytes)", "deleted tmp/old.txt"}},
+		{"tok-move-then-write", func() {
+			must(t, os.Rename(p("home/new.txt"), p("root/moved.txt")))
+			write(t, p("root/moved.txt"), "changed after the move")
+		}, []string{"created root/moved.txt (22 bytes)", "deleted home/new.txt"}},
 		{"tok-nothing", func() {}, nil},
 	}
 	for _, s := range steps {
@@ -435,4 +445,92 @@ func TestCloseStopsTheWatcher(t *testing.T) {
 	if _, err := os.Stat(ev.barrier); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("barrier directory %s left behind: %v", ev.barrier, err)
 	}
+}
+
+func TestTooManyChangesFallBackToFullWalk(t *testing.T) {
+	top := sandbox(t)
+	obs := observe(t, Options{Top: top})
+	if obs.ev == nil {
+		t.Skip("file events unavailable on this platform")
+	}
+	obs.ev.mu.Lock()
+	obs.ev.bound = 10
+	obs.ev.mu.Unlock()
+	obs.Begin("t1")
+	var want []string
+	for i := range 20 {
+		write(t, filepath.Join(top, "home", fmt.Sprintf("f%02d", i)), "x")
+		want = append(want, fmt.Sprintf("created home/f%02d (1 bytes)", i))
+	}
+	recs := obs.Collect("t1")
+	losses := kinds(recs, observers.KindLoss)
+	if len(losses) != 1 || losses[0].Summary != "more than 10 paths changed: fell back to a full walk" {
+		t.Errorf("loss records = %q, want one for the bound", summaries(losses))
+	}
+	if got := summaries(kinds(recs, observers.KindFile)); !slices.Equal(got, want) {
+		t.Errorf("file records = %q, want %q", got, want)
+	}
+	checkTruth(t, obs)
+}
+
+func TestStoppedWatcherFallsBackForGood(t *testing.T) {
+	top := sandbox(t)
+	obs := observe(t, Options{Top: top})
+	if obs.ev == nil {
+		t.Skip("file events unavailable on this platform")
+	}
+	obs.ev.w.Close() // as if inotify failed under the observer
+	obs.Begin("t1")
+	write(t, filepath.Join(top, "root", "x"), "x")
+	recs := obs.Collect("t1")
+	losses := kinds(recs, observers.KindLoss)
+	if len(losses) != 1 || losses[0].Summary != "the file event watcher stopped: fell back to a full walk, now and at every later Collect" {
+		t.Errorf("loss records = %q, want one saying the watcher stopped", summaries(losses))
+	}
+	if got := summaries(kinds(recs, observers.KindFile)); !slices.Equal(got, []string{"created root/x (1 bytes)"}) {
+		t.Errorf("file records = %q", got)
+	}
+	obs.Begin("t2")
+	must(t, os.Remove(filepath.Join(top, "root", "x")))
+	if got := summaries(obs.Collect("t2")); !slices.Equal(got, []string{"deleted root/x"}) {
+		t.Errorf("Collect with full walks = %q, want the deletion alone", got)
+	}
+}
+
+func TestRewriteKeepingSizeAndMTimeIsSeen(t *testing.T) {
+	top := sandbox(t)
+	p := filepath.Join(top, "canary", "secret.txt")
+	obs := observe(t, Options{Top: top})
+	fi, err := os.Stat(p)
+	must(t, err)
+	obs.Begin("t1")
+	write(t, p, "sm-canary-XXXXXXXXXXXXXXXX") // same size
+	must(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+	if got := summaries(obs.Collect("t1")); !slices.Equal(got, []string{"modified canary/secret.txt"}) {
+		t.Errorf("Collect = %q, want the modification found by hash", got)
+	}
+	checkTruth(t, obs)
+}
+
+func TestDirectoryRemadeAtTheSamePathIsWatched(t *testing.T) {
+	// The new directory usually gets the inode just freed: only the
+	// events tell it from the old one, whose watch went with it.
+	top := sandbox(t)
+	d := filepath.Join(top, "tmp", "d")
+	mkdir(t, d)
+	write(t, filepath.Join(d, "old"), "x")
+	obs := observe(t, Options{Top: top})
+	obs.Begin("t1")
+	must(t, os.RemoveAll(d))
+	mkdir(t, d)
+	if got := summaries(obs.Collect("t1")); !slices.Equal(got, []string{"deleted tmp/d/old"}) &&
+		!slices.Equal(got, []string{"created tmp/d (directory)", "deleted tmp/d", "deleted tmp/d/old"}) {
+		t.Errorf("Collect = %q, want tmp/d/old deleted (and tmp/d made again when its inode changed)", got)
+	}
+	obs.Begin("t2")
+	write(t, filepath.Join(d, "new"), "y")
+	if got := summaries(obs.Collect("t2")); !slices.Equal(got, []string{"created tmp/d/new (1 bytes)"}) {
+		t.Errorf("Collect in the directory made again = %q, want the new file", got)
+	}
+	checkTruth(t, obs)
 }

@@ -105,9 +105,14 @@ func randomOp(t *testing.T, r *rand.Rand, top string) string {
 			os.Rename(p, q)
 			return "rename " + rel(p) + " " + rel(q)
 		}
-	case 6: // chmod
-		if p := pick(append(s.files, s.dirs...)); p != "" {
+	case 6: // chmod; directories stay readable to their owner (the tests may not run as root)
+		if p := pick(s.files); p != "" && r.IntN(2) == 0 {
 			modes := []fs.FileMode{0o600, 0o644, 0o755, 0o700, 0o4755}
+			os.Chmod(p, modes[r.IntN(len(modes))])
+			return "chmod " + rel(p)
+		}
+		if p := pick(s.dirs); p != "" {
+			modes := []fs.FileMode{0o700, 0o755, 0o711 | fs.ModeSticky}
 			os.Chmod(p, modes[r.IntN(len(modes))])
 			return "chmod " + rel(p)
 		}
@@ -229,6 +234,12 @@ func TestIncrementalMatchesFullWalk(t *testing.T) {
 		var did []string
 		for range 1 + r.IntN(4) {
 			did = append(did, randomOp(t, r, top))
+			if strings.HasPrefix(did[len(did)-1], "link ") {
+				// A hard link made and removed within one probe, used to
+				// write the file's other names, is seen only by a full
+				// walk (see the package doc): end the probe here.
+				break
+			}
 		}
 		recs := obs.Collect(tok)
 		cur, err := Walk(top, nil, hashMax)

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 )
 
 // watcher is what a tree needs from a file-event source: a watch per
@@ -92,159 +91,17 @@ func (t *tree) end() []Change {
 	pair := plausible
 	if moved := t.moved; moved != nil {
 		// Events tell a move from a delete, even when the inode number of
-		// a deleted entry is reused at once.
-		pair = func(g string, _, _ Entry) bool {
+		// a deleted entry is reused at once with the same content.
+		pair = func(g string, b, a Entry) bool {
 			for q := g; q != ""; q = parent(q) {
 				if moved[q] {
-					return true
+					return plausible(g, b, a)
 				}
 			}
 			return false
 		}
 	}
 	return diff(slices.Sorted(maps.Keys(j)), before, t.snap.Entry, t.wasUnreadable, t.snap.unreadable, pair)
-}
-
-// update re-reads what the dirty paths name: a directory is listed again
-// (its direct entries only; a new directory under it is read whole), a
-// file is hashed again when its directory is listed. A directory events saw
-// removed or renamed away is dropped first, whatever inode its path holds
-// now: its watch went with it, and a new one at the path is read whole.
-func (t *tree) update(dirty map[string]uint8) {
-	type dir struct {
-		path string
-		ino  uint64
-	}
-	t.moved = map[string]bool{}
-	var away []string
-	for p, how := range dirty {
-		if how&movedAway != 0 {
-			t.moved[p] = true
-		}
-		if e, ok := t.snap.entries[p]; ok && e.Type == TypeDir && how&(movedAway|removedHere) != 0 {
-			away = append(away, p)
-		}
-	}
-	slices.Sort(away)
-	for _, p := range away {
-		t.removeSubtree(p)
-	}
-	rehash := map[string]bool{}
-	var scan []dir
-	for p := range dirty {
-		if p == "" {
-			scan = append(scan, dir{})
-			continue
-		}
-		if e, ok := t.snap.entries[p]; ok && e.Type == TypeDir {
-			scan = append(scan, dir{p, e.Ino})
-		} else {
-			rehash[p] = true
-		}
-	}
-	slices.SortFunc(scan, func(a, b dir) int { return strings.Compare(a.path, b.path) }) // parents first
-	for _, d := range scan {
-		// Skip a directory removed or replaced while its parent was listed:
-		// a replacement is read whole as a fresh directory.
-		if e, ok := t.snap.entries[d.path]; d.path == "" || ok && e.Type == TypeDir && e.Ino == d.ino {
-			t.relist(d.path, rehash)
-		}
-	}
-	t.drainFresh()
-	t.refreshLinked()
-}
-
-// resync replaces the snapshot with a full walk, journaling every
-// difference, then watches every directory held (reading again the ones
-// newly watched, for changes made between the walk and the watch).
-func (t *tree) resync() {
-	n := newTree(t.top, t.dirs, t.hashMax, t.maxEntries)
-	n.failOpen = t.failOpen
-	n.walk()
-	for p, e := range t.snap.entries {
-		if ne, ok := n.snap.entries[p]; !ok || !ne.same(e) {
-			t.note(p, e, true)
-		}
-	}
-	for p := range n.snap.entries {
-		if _, ok := t.snap.entries[p]; !ok {
-			t.note(p, Entry{}, false)
-		}
-	}
-	t.snap, t.byIno, t.multi = n.snap, n.byIno, n.multi
-	t.dropped += n.dropped
-	t.moved = nil // no events for this pass: renames are paired by plausibility
-	if t.watch == nil {
-		return
-	}
-	for d, ino := range t.watched {
-		if e, ok := t.snap.entries[d]; d != "" && (!ok || e.Type != TypeDir || e.Ino != ino) {
-			t.unwatch(d)
-		}
-	}
-	var missing []string
-	if _, ok := t.watched[""]; !ok {
-		missing = append(missing, "")
-	}
-	for p, e := range t.snap.entries {
-		if w, ok := t.watched[p]; e.Type == TypeDir && (!ok || w != e.Ino) {
-			missing = append(missing, p)
-		}
-	}
-	slices.SortFunc(missing, strings.Compare)
-	for _, d := range missing {
-		t.relist(d, nil)
-	}
-	t.drainFresh()
-}
-
-// reconcile checks the watches the event source holds against the ones the
-// tree expects and repairs the difference: a watch the source files under a
-// stale path (a directory moved while watched) is removed, and the
-// directories left unwatched are watched and read again.
-func (t *tree) reconcile(list func() []string) {
-	for range 3 {
-		have := map[string]bool{}
-		for _, p := range list() {
-			have[p] = true
-		}
-		var missing []string
-		for p := range have {
-			if _, ok := t.watched[p]; !ok {
-				t.watch.remove(p)
-			}
-		}
-		for p := range t.watched {
-			if !have[p] {
-				delete(t.watched, p)
-				missing = append(missing, p)
-			}
-		}
-		if len(missing) == 0 {
-			return
-		}
-		slices.SortFunc(missing, strings.Compare)
-		for _, d := range missing {
-			t.relist(d, nil)
-		}
-		t.drainFresh()
-		if t.watch == nil {
-			return
-		}
-	}
-	t.watchErr = errors.New("the file watches could not be kept consistent")
-	t.watch = nil
-}
-
-// drainFresh reads whole every directory found new in this pass.
-func (t *tree) drainFresh() {
-	for len(t.fresh) > 0 {
-		d := t.fresh[len(t.fresh)-1]
-		t.fresh = t.fresh[:len(t.fresh)-1]
-		if e, ok := t.snap.entries[d]; ok && e.Type == TypeDir {
-			t.relist(d, nil)
-		}
-	}
 }
 
 // relist reads directory d ("" is the top) again: it is watched first, then
@@ -284,7 +141,7 @@ func (t *tree) relist(d string, rehash map[string]bool) {
 			t.markUnreadable(d, reason(err))
 			return
 		}
-		own := t.entryOf(r, ".", d, fi, Entry{}, false)
+		own, _ := t.entryOf(r, ".", d, fi, Entry{}, false)
 		if own.Type != TypeDir || own.Ino != ino {
 			t.raced = true // d now names another directory: its parent's listing is stale
 			return
@@ -326,12 +183,12 @@ func (t *tree) visit(r *os.Root, d, name string, rehash map[string]bool) (bool, 
 		return false, err
 	}
 	old, had := t.snap.entries[p]
-	e := t.entryOf(r, name, p, fi, old, had && !rehash[p])
+	e, links := t.entryOf(r, name, p, fi, old, had && !rehash[p])
 	sameDir := had && old.Type == TypeDir && e.Type == TypeDir && e.Ino == old.Ino
 	if had && old.Type == TypeDir && !sameDir {
 		t.removeSubtree(p)
 	}
-	if !t.put(p, e) {
+	if !t.putFile(p, e, links) {
 		return true, nil
 	}
 	if e.Type == TypeDir {
@@ -342,10 +199,10 @@ func (t *tree) visit(r *os.Root, d, name string, rehash map[string]bool) (bool, 
 	return true, nil
 }
 
-// entryOf builds the entry for name in r from its lstat. A regular file
-// keeps old's hash when reuse is set and its inode, size and mtime are
-// unchanged; otherwise it is hashed again.
-func (t *tree) entryOf(r *os.Root, name, p string, fi fs.FileInfo, old Entry, reuse bool) Entry {
+// entryOf builds the entry for name in r from its lstat, and returns the
+// link count. A regular file keeps old's hash when reuse is set and its
+// inode, size and mtime are unchanged; otherwise it is hashed again.
+func (t *tree) entryOf(r *os.Root, name, p string, fi fs.FileInfo, old Entry, reuse bool) (Entry, uint64) {
 	ino, links := inode(fi)
 	e := Entry{Path: p, Type: typeOf(fi.Mode()), Size: fi.Size(), Mode: fi.Mode(), MTime: fi.ModTime(), Ino: ino}
 	switch e.Type {
@@ -359,86 +216,8 @@ func (t *tree) entryOf(r *os.Root, name, p string, fi fs.FileInfo, old Entry, re
 		} else if t.hashMax >= 0 && e.Size <= t.hashMax {
 			e.Hash = hashFile(r, name, e, t.hashMax, t.buf)
 		}
-		t.noteLinks(p, ino, links)
 	}
-	return e
-}
-
-// noteLinks keeps the set of hard-linked files: a write through one name
-// changes the others without an event in their directories, so they are
-// re-read at every update.
-func (t *tree) noteLinks(p string, ino, links uint64) {
-	if links <= 1 {
-		delete(t.multi, p)
-		return
-	}
-	t.multi[p] = struct{}{}
-	if q, ok := t.byIno[ino]; ok && q != p && t.holdsFile(q, ino) {
-		t.multi[q] = struct{}{}
-	}
-}
-
-// refreshLinked re-reads every hard-linked file.
-func (t *tree) refreshLinked() {
-	for _, p := range slices.Sorted(maps.Keys(t.multi)) {
-		old, ok := t.snap.entries[p]
-		if !ok || old.Type != TypeFile {
-			delete(t.multi, p)
-			continue
-		}
-		r, err := t.openDir(parent(p))
-		if err != nil {
-			continue
-		}
-		name := base(p)
-		if fi, err := r.Lstat(name); err == nil {
-			if e := t.entryOf(r, name, p, fi, old, false); e.Type == TypeFile && e.Ino == old.Ino {
-				t.put(p, e)
-			}
-		}
-		if parent(p) != "" {
-			r.Close()
-		}
-	}
-}
-
-// ensureWatched watches directory d before it is read. It reports false
-// when d cannot be watched (d is then marked unreadable) or is gone.
-func (t *tree) ensureWatched(d string, ino uint64) bool {
-	if t.watch == nil {
-		return true
-	}
-	w, ok := t.watched[d]
-	if ok && w == ino {
-		return true
-	}
-	if ok {
-		t.unwatch(d)
-	}
-	t.touchedWatches = true
-	if err := t.watch.add(d); err != nil {
-		switch {
-		case isGone(err):
-			t.raced = true
-			return false
-		case isLimit(err):
-			t.watchErr = fmt.Errorf("could not watch %s (%s)", show(d), reason(err))
-			t.watch = nil
-			return true
-		}
-		t.markUnreadable(d, "cannot watch: "+reason(err))
-		return false
-	}
-	t.watched[d] = ino
-	return true
-}
-
-func (t *tree) unwatch(d string) {
-	if t.watch != nil {
-		t.watch.remove(d)
-	}
-	delete(t.watched, d)
-	t.touchedWatches = true
+	return e, links
 }
 
 // openDir opens directory d ("" is the top itself, which callers must not
@@ -488,9 +267,6 @@ func (t *tree) put(p string, e Entry) bool {
 	if had && old.Type == TypeFile && (e.Type != TypeFile || e.Ino != old.Ino) {
 		t.unindex(p, old.Ino)
 	}
-	if e.Type == TypeFile {
-		t.byIno[e.Ino] = p // the latest name: a rename puts the new name before it removes the old
-	}
 	return true
 }
 
@@ -526,24 +302,6 @@ func (t *tree) remove(p string) {
 	}
 }
 
-// unindex forgets p as the name byIno gives for ino, handing the inode to
-// another of its names; every name of a hard-linked file is in multi.
-func (t *tree) unindex(p string, ino uint64) {
-	if t.byIno[ino] != p {
-		return
-	}
-	delete(t.byIno, ino)
-	if _, linked := t.multi[p]; !linked {
-		return
-	}
-	for q := range t.multi {
-		if q != p && t.holdsFile(q, ino) {
-			t.byIno[ino] = q
-			return
-		}
-	}
-}
-
 // note journals the entry p had before this pass, once.
 func (t *tree) note(p string, old Entry, had bool) {
 	if t.journal == nil {
@@ -557,11 +315,6 @@ func (t *tree) note(p string, old Entry, had bool) {
 	} else {
 		t.journal[p] = nil
 	}
-}
-
-func (t *tree) holdsFile(p string, ino uint64) bool {
-	e, ok := t.snap.entries[p]
-	return ok && e.Type == TypeFile && e.Ino == ino
 }
 
 // readNames lists an opened directory, sorted so walks are repeatable.
