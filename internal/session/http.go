@@ -79,15 +79,7 @@ func OpenHTTP(url string, headers map[string]string, proc *launch.Process, timeo
 }
 
 func (h *HTTP) decline(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	h.mu.Lock()
-	if len(h.serverRequests) < maxServerRequests {
-		h.serverRequests = append(h.serverRequests, req.Method)
-	}
-	h.mu.Unlock()
-	if req.Method == "ping" {
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
-	}
-	return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "the sealmark harness declares no client capabilities", nil), nil
+	return declined(&h.mu, &h.serverRequests, req), nil
 }
 
 // record keeps one message the server sent, within the bounds.
@@ -105,12 +97,7 @@ func (h *HTTP) record(b []byte) {
 // Request sends one request with a fresh harness id.
 func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.Response, error) {
 	id := "sm-" + strconv.FormatInt(h.seq.Add(1), 10)
-	what := method
-	if m, ok := params.(map[string]any); ok && method == "tools/call" {
-		if name, ok := m["name"].(string); ok {
-			what += " " + name
-		}
-	}
+	what := describe(method, params)
 	h.mu.Lock()
 	h.described[strconv.Quote(id)] = what
 	h.mu.Unlock()
@@ -124,14 +111,7 @@ func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.R
 	if b, err := json.Marshal(resp); err == nil {
 		h.record(b)
 	}
-	out := &packs.Response{Result: resp.Result}
-	out.ID, _ = json.Marshal(resp.ID)
-	if resp.Error != nil {
-		out.Error = &packs.RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
-		if resp.Error.Data != nil {
-			out.Error.Data, _ = json.Marshal(resp.Error.Data)
-		}
-	}
+	out := toResponse(resp)
 	if method == "initialize" && out.Error == nil {
 		var r struct {
 			ProtocolVersion string `json:"protocolVersion"`
@@ -183,18 +163,7 @@ func (h *HTTP) FramesLost() int64 {
 }
 
 // Describe names the harness request a frame answers.
-func (h *HTTP) Describe(f packs.Frame) string {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(f.Data, &m) != nil || m.Method != "" || len(m.ID) == 0 {
-		return ""
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.described[string(m.ID)]
-}
+func (h *HTTP) Describe(f packs.Frame) string { return describeFrame(&h.mu, h.described, f) }
 
 // Log is the started process's output (stderr and stdout lines), or
 // nothing for a server the harness did not start.

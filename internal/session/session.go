@@ -76,15 +76,45 @@ func Open(proc *launch.Process) *Session {
 // decline answers every server-to-client request with an error: the harness
 // declared no capability that would allow one.
 func (s *Session) decline(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	s.mu.Lock()
-	if len(s.serverRequests) < maxServerRequests {
-		s.serverRequests = append(s.serverRequests, req.Method)
+	return declined(&s.mu, &s.serverRequests, req), nil
+}
+
+// declined records a server-to-client request and answers it: ping with an
+// empty result, anything else with -32601.
+func declined(mu *sync.Mutex, seen *[]string, req transport.JSONRPCRequest) *transport.JSONRPCResponse {
+	mu.Lock()
+	if len(*seen) < maxServerRequests {
+		*seen = append(*seen, req.Method)
 	}
-	s.mu.Unlock()
+	mu.Unlock()
 	if req.Method == "ping" {
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
+		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`))
 	}
-	return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "the sealmark harness declares no client capabilities", nil), nil
+	return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "the sealmark harness declares no client capabilities", nil)
+}
+
+// toResponse turns the transport's response into a probe's.
+func toResponse(resp *transport.JSONRPCResponse) *packs.Response {
+	out := &packs.Response{Result: resp.Result}
+	out.ID, _ = json.Marshal(resp.ID)
+	if resp.Error != nil {
+		out.Error = &packs.RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
+		if resp.Error.Data != nil {
+			out.Error.Data, _ = json.Marshal(resp.Error.Data)
+		}
+	}
+	return out
+}
+
+// describe names a request for messages and for Describe: the method, and
+// the tool's name for tools/call.
+func describe(method string, params any) string {
+	if m, ok := params.(map[string]any); ok && method == "tools/call" {
+		if name, ok := m["name"].(string); ok {
+			return method + " " + name
+		}
+	}
+	return method
 }
 
 // ServerRequests lists the methods of the requests the server sent to the harness.
@@ -97,14 +127,7 @@ func (s *Session) ServerRequests() []string {
 // Request sends one request with a fresh harness id ("sm-N").
 func (s *Session) Request(ctx context.Context, method string, params any) (*packs.Response, error) {
 	id := "sm-" + strconv.FormatInt(s.seq.Add(1), 10)
-	what := method
-	if method == "tools/call" {
-		if m, ok := params.(map[string]any); ok {
-			if name, ok := m["name"].(string); ok {
-				what += " " + name
-			}
-		}
-	}
+	what := describe(method, params)
 	s.mu.Lock()
 	s.described[strconv.Quote(id)] = what
 	s.mu.Unlock()
@@ -128,15 +151,7 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*pack
 		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	out := &packs.Response{Result: resp.Result}
-	out.ID, _ = json.Marshal(resp.ID)
-	if resp.Error != nil {
-		out.Error = &packs.RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
-		if resp.Error.Data != nil {
-			out.Error.Data, _ = json.Marshal(resp.Error.Data)
-		}
-	}
-	return out, nil
+	return toResponse(resp), nil
 }
 
 // closedError says why the transport closed. A closed stdout usually means
@@ -176,7 +191,11 @@ func (s *Session) Frames(from int) []packs.Frame {
 }
 
 // Describe names the harness request a frame answers.
-func (s *Session) Describe(f packs.Frame) string {
+func (s *Session) Describe(f packs.Frame) string { return describeFrame(&s.mu, s.described, f) }
+
+// describeFrame names the harness request a JSON response frame answers,
+// from the requests the session described by their JSON id.
+func describeFrame(mu *sync.Mutex, described map[string]string, f packs.Frame) string {
 	if f.Kind != "json" {
 		return ""
 	}
@@ -187,9 +206,9 @@ func (s *Session) Describe(f packs.Frame) string {
 	if json.Unmarshal(f.Data, &m) != nil || m.Method != "" || len(m.ID) == 0 {
 		return ""
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.described[string(m.ID)]
+	mu.Lock()
+	defer mu.Unlock()
+	return described[string(m.ID)]
 }
 
 // Log returns the server log held so far.
