@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+
+	"github.com/sealmark/sealmark/internal/cleanup"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +27,7 @@ type watch struct {
 	notes    []string          // what applied and what is weaker, for the sandbox: line
 	line     string            // the observers' part of the isolation line
 	egress   bool              // the seccomp egress observer watches a start
+	undo     func()            // removes closeObservers from the signal-path cleanup
 }
 
 // openObservers starts the observers that watch the sandbox and the
@@ -78,6 +81,9 @@ func (e *Engine) openObservers() error {
 		w.all = append(w.all, sockets.New(po.PIDs))
 	}
 	w.all = append(w.all, size.Start(size.Options{Top: e.sb.Top, MaxBytes: int64(e.cfg.MaxMiB) << 20, OnExceed: e.sizeExceeded}))
+	// On a signal the observers stop too: the files observer's watches and
+	// its private barrier directory go with them.
+	w.undo = cleanup.Add(e.closeObservers)
 	w.line = "tracking=" + strings.Join(tracking, "+") + " observers=files,loopback,upstream,process,sockets,size,serverlog"
 	if len(w.notes) > 0 {
 		w.line += "; " + strings.Join(w.notes, "; ")
@@ -102,6 +108,9 @@ func (e *Engine) sizeExceeded(total int64) {
 func (e *Engine) closeObservers() {
 	if e.watch == nil {
 		return
+	}
+	if e.watch.undo != nil {
+		e.watch.undo()
 	}
 	var late []observers.Record
 	for _, o := range e.watch.all {
