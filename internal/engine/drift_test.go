@@ -29,3 +29,18 @@ func TestDrift(t *testing.T) {
 		`tool "new" was added`,
 	}, drift(before, after))
 }
+
+func TestNetworkHint(t *testing.T) {
+	for log, want := range map[string]bool{
+		"npm error code EAI_AGAIN\nnpm error syscall getaddrinfo\n":                                 true,
+		"error: Failed to fetch: `https://pypi.org/simple/x/`\n  Caused by: Could not resolve host": true,
+		"dial tcp: connect: network is unreachable":                                                 true,
+		"sealmark-fixture ready\n":                                                                  false,
+	} {
+		got := networkHint(log)
+		assert.Equal(t, want, got != "", log)
+		if want {
+			assert.Contains(t, got, "Install the package first")
+		}
+	}
+}

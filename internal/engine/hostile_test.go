@@ -99,3 +99,13 @@ func TestStartFailureIsNeverClean(t *testing.T) {
 	entries, _ := os.ReadDir(cfg.SandboxDir)
 	assert.Empty(t, entries, "the sandbox is deleted")
 }
+
+// TestOfflineLauncherGetsAHint: a start that fails on name resolution says
+// what to do instead of only quoting the log.
+func TestOfflineLauncherGetsAHint(t *testing.T) {
+	e, err := engine.New(fixtureConfig(t, "offline-npx"))
+	require.NoError(t, err)
+	rep := e.Run(context.Background(), engine.Hooks{})
+	assert.Contains(t, rep.HarnessError, "cannot download a package inside it")
+	assert.Contains(t, rep.HarnessError, "EAI_AGAIN")
+}

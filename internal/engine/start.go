@@ -180,9 +180,30 @@ func (e *Engine) startError(pr *PackRun, err error) error {
 	pr.stop()
 	if proc := cmp.Or(pr.proc, e.httpProc); proc != nil {
 		se.LogTail = e.redactor.String(proc.Log().Tail(2048))
+		if hint := networkHint(string(proc.Log().Bytes())); hint != "" {
+			se.Err = fmt.Errorf("%w; %s", se.Err, hint)
+		}
 	}
 	e.harnessError(fmt.Errorf("pack %s: %s", pr.pack.Name, se.Error()))
 	return se
+}
+
+// networkSigns are what launchers and runtimes print when a name cannot be
+// resolved or the network cannot be reached.
+var networkSigns = []string{"EAI_AGAIN", "ENOTFOUND", "getaddrinfo", "ENETUNREACH", "network is unreachable",
+	"Temporary failure in name resolution", "Could not resolve host", "Failed to resolve", "Name or service not known"}
+
+// networkHint explains a start that failed because the server tried to
+// reach the network: a contained server cannot download itself.
+func networkHint(log string) string {
+	for _, sign := range networkSigns {
+		if strings.Contains(log, sign) {
+			return "the server tried to reach the network (" + sign + " in its log), which the sandbox refuses: " +
+				"a launcher such as npx or uvx cannot download a package inside it. Install the package first " +
+				"(npm install, uv tool install) and point the command at the installed server; sealmark doctor checks the command"
+		}
+	}
+	return ""
 }
 
 // Applies reports whether the pack applies to this server, and why not.
