@@ -211,13 +211,8 @@ var httpNotification = packs.Probe{
 		if !needHTTP(p) {
 			return
 		}
-		extra := map[string]string{}
-		if p.HTTP.SessionID != "" {
-			extra["Mcp-Session-Id"] = p.HTTP.SessionID
-		}
-		r, err := raw(p, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, extra, "")
-		if err != nil {
-			p.Inconclusive("the POST failed: %v", err)
+		r, ok := postInSession(p, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil)
+		if !ok {
 			return
 		}
 		if r.status != http.StatusAccepted {
@@ -233,13 +228,8 @@ var httpVersion = packs.Probe{
 		if !needHTTP(p) {
 			return
 		}
-		extra := map[string]string{"MCP-Protocol-Version": "1999-01-01"}
-		if p.HTTP.SessionID != "" {
-			extra["Mcp-Session-Id"] = p.HTTP.SessionID
-		}
-		r, err := raw(p, http.MethodPost, `{"jsonrpc":"2.0","id":"sm-ping","method":"ping"}`, extra, "")
-		if err != nil {
-			p.Inconclusive("the POST failed: %v", err)
+		r, ok := postInSession(p, `{"jsonrpc":"2.0","id":"sm-ping","method":"ping"}`, map[string]string{"MCP-Protocol-Version": "1999-01-01"})
+		if !ok {
 			return
 		}
 		if r.status != http.StatusBadRequest {
@@ -265,6 +255,24 @@ var httpLoopbackOnly = packs.Probe{
 			}
 		}
 	},
+}
+
+// postInSession POSTs body in the pack's session (when the server uses
+// one) with the extra headers; a failed POST makes the probe inconclusive.
+func postInSession(p *packs.Pass, body string, extra map[string]string) (*rawResult, bool) {
+	headers := map[string]string{}
+	for k, v := range extra {
+		headers[k] = v
+	}
+	if p.HTTP.SessionID != "" {
+		headers["Mcp-Session-Id"] = p.HTTP.SessionID
+	}
+	r, err := raw(p, http.MethodPost, body, headers, "")
+	if err != nil {
+		p.Inconclusive("the POST failed: %v", err)
+		return nil, false
+	}
+	return r, true
 }
 
 func statusOf(r *rawResult) any {
