@@ -223,17 +223,8 @@ var prompts = packs.Probe{
 			p.Reportf("prompts/list: %s", d).Evidencef("response", "prompts/list: %s", brief(res.Result))
 		}
 		const name = "sealmark-no-such-prompt"
-		get := secondRequest(p, "prompts/get", map[string]any{"name": name})
-		switch {
-		case get == nil:
-		case get.Error != nil && get.Error.Code == -32602:
-		case get.Error != nil:
-			soft(p, "prompts/get of an unknown prompt was answered with %s, want -32602", oneLine(get.Brief())).
-				Evidencef("response", "prompts/get %s: %s", name, oneLine(get.Brief()))
-		default:
-			soft(p, "prompts/get of an unknown prompt was answered with a result, want error -32602").
-				Evidencef("response", "prompts/get %s: %s", name, brief(get.Result))
-		}
+		wantInvalidParams(p, secondRequest(p, "prompts/get", map[string]any{"name": name}),
+			"prompts/get of an unknown prompt", "was answered with a result", "prompts/get "+name)
 	},
 }
 
@@ -257,16 +248,24 @@ var loggingSetLevel = packs.Probe{
 				Evidencef("response", "logging/setLevel debug: %s", brief(res.Result))
 		}
 		const level = "sealmark-loud"
-		bad := secondRequest(p, "logging/setLevel", map[string]any{"level": level})
-		switch {
-		case bad == nil:
-		case bad.Error != nil && bad.Error.Code == -32602:
-		case bad.Error != nil:
-			soft(p, "logging/setLevel with an invalid level was answered with %s, want -32602", oneLine(bad.Brief())).
-				Evidencef("response", "logging/setLevel %s: %s", level, oneLine(bad.Brief()))
-		default:
-			soft(p, "logging/setLevel with an invalid level was accepted, want error -32602").
-				Evidencef("response", "logging/setLevel %s: %s", level, brief(bad.Result))
-		}
+		wantInvalidParams(p, secondRequest(p, "logging/setLevel", map[string]any{"level": level}),
+			"logging/setLevel with an invalid level", "was accepted", "logging/setLevel "+level)
 	},
+}
+
+// wantInvalidParams judges the answer to a request that should get error
+// -32602: another error or a result is a soft finding naming what was
+// asked (subject), how a result reads (accepted) and the call as evidence.
+// A nil answer (the request could not be judged) reports nothing.
+func wantInvalidParams(p *packs.Pass, res *packs.Response, subject, accepted, call string) {
+	switch {
+	case res == nil:
+	case res.Error != nil && res.Error.Code == -32602:
+	case res.Error != nil:
+		soft(p, "%s was answered with %s, want -32602", subject, oneLine(res.Brief())).
+			Evidencef("response", "%s: %s", call, oneLine(res.Brief()))
+	default:
+		soft(p, "%s %s, want error -32602", subject, accepted).
+			Evidencef("response", "%s: %s", call, brief(res.Result))
+	}
 }
