@@ -77,10 +77,34 @@
 // filter in its child and answers one connect to decide whether the layer
 // applies.
 //
+// # Cgroup leaf
+//
+// With Options.Cgroup (through WrapEgress), where the harness may make a
+// cgroup (root, or a delegated subtree), the server gets a cgroup v2 leaf
+// of its own: the harness finds its own cgroup from the "0::" line of
+// /proc/self/cgroup beneath the v2 hierarchy (/sys/fs/cgroup, or
+// /sys/fs/cgroup/unified on a hybrid host, told apart by the file
+// system's magic), makes "sealmark-<pid>-<start>-<n>" as a child of it,
+// and launch spawns the shim straight into it (Spec.CgroupFD, clone3 with
+// CLONE_INTO_CGROUP), so nothing the server forks escapes it, however it
+// daemonizes. As a child of the harness's own cgroup the leaf gets no
+// controllers (the kernel lets a cgroup with processes in it enable none
+// for its children), unless the harness sits in the root cgroup: pids.max
+// and memory.max (Options.MaxProcs, MaxMemory) are written only where the
+// leaf offers their controllers, and Isolation.Line names a limit that is
+// not enforced. Handoff.Cgroup gives the leaf: Members lists the server's
+// tree from cgroup.procs, Kill kills it at once with cgroup.kill (SIGKILL
+// to each member on kernels without it) and waits for "populated 0",
+// Remove does that and removes the leaf. The harness never writes to a
+// cgroup it did not make.
+//
 // # Stale runs
 //
 // WriteOwner leaves an OwnerFile in the sandbox naming the harness process
 // (pid and start time) and the run marker. SweepStale, at the next start,
 // removes the sandboxes whose owner is gone and kills the processes that
-// still carry their marker.
+// still carry their marker. It also kills the members of, and removes,
+// the cgroup leaves beneath the harness's own cgroup whose name carries
+// the pid and start time of a harness that is gone (owned by the calling
+// user).
 package contain

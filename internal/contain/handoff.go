@@ -13,26 +13,47 @@ const handoffTimeout = 5 * time.Second
 // handoffAck is the byte the harness answers once it holds the listener.
 const handoffAck = 'k'
 
-// A Handoff is the harness's side of a wrapped server's egress observer:
-// the shim installs the seccomp filter, reports where its listener is and
-// waits; Complete takes the listener over once the server is started and
-// returns the Observer. A nil *Handoff (egress not observed) is valid:
-// Complete returns a nil Observer and Cancel does nothing.
+// A Handoff is the harness's side of a wrapped server's egress observer
+// and cgroup leaf: the shim installs the seccomp filter, reports where its
+// listener is and waits; Complete takes the listener over once the server
+// is started and returns the Observer. Cgroup returns the leaf the server
+// starts in. A nil *Handoff (neither layer applies) is valid: Complete
+// returns a nil Observer, Cgroup a nil Cgroup, and Cancel does nothing.
 type Handoff struct {
-	harness *os.File // this end of the socket pair
+	harness *os.File // this end of the socket pair; nil without egress
 	shim    *os.File // the shim's end, in the spec's ExtraFiles
 	once    sync.Once
+	cgroup  *Cgroup
 }
 
-// Cancel releases the hand-off without completing it: call it when
-// launch.Start failed. A shim still waiting sees the harness's end close
-// and exits 125 without running the server. Complete calls it too.
+// Cgroup returns the server's cgroup leaf, nil when the cgroup layer does
+// not apply. The caller removes it (Cgroup.Remove) once the server is
+// stopped.
+func (h *Handoff) Cgroup() *Cgroup {
+	if h == nil {
+		return nil
+	}
+	return h.cgroup
+}
+
+// Cancel gives up the start: call it when launch.Start failed. A shim
+// still waiting for the hand-off sees the harness's end close and exits
+// 125 without running the server; the cgroup leaf, with anything in it, is
+// killed and removed.
 func (h *Handoff) Cancel() {
 	if h == nil {
 		return
 	}
+	h.release()
+	_, _ = h.cgroup.Remove()
+}
+
+// release closes the harness's copies of the hand-off socket pair.
+func (h *Handoff) release() {
 	h.once.Do(func() {
-		h.shim.Close()
-		h.harness.Close()
+		if h.harness != nil {
+			h.shim.Close()
+			h.harness.Close()
+		}
 	})
 }

@@ -37,12 +37,13 @@ func newHandoff() (*Handoff, error) {
 // means egress.Loopback; egress.Ports is stricter). It waits at most a few
 // seconds for the shim; on any error the shim exits 125 without running
 // the server, so the caller stops the process and reports the start as
-// failed. Call it once, right after launch.Start.
+// failed (and removes the cgroup leaf). Call it once, right after
+// launch.Start. Without the seccomp layer it returns nil, nil.
 func (h *Handoff) Complete(pid int, allow func(addr net.Addr) bool) (*egress.Observer, error) {
-	if h == nil {
+	if h == nil || h.harness == nil {
 		return nil, nil
 	}
-	defer h.Cancel()
+	defer h.release()
 	h.shim.Close() // the shim holds its own copy; EOF below if it dies
 	holder, num, err := h.report()
 	if err != nil {

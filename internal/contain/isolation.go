@@ -6,7 +6,8 @@ import "strings"
 type Layer struct {
 	// Name is the mechanism: "pgid", "pdeathsig", "subreaper",
 	// "no_new_privs", "rlimit-fsize", "landlock-fs", "landlock-net",
-	// "landlock-scope", "netns", "pidns", "userns" or "seccomp-notify".
+	// "landlock-scope", "netns", "pidns", "userns", "seccomp-notify" or
+	// "cgroup".
 	Name string
 	// Applied is true when the mechanism works here and is in use.
 	Applied bool
@@ -54,8 +55,15 @@ type Isolation struct {
 
 	SeccompNotify Layer // the egress observer: seccomp user notification answered by the harness
 
+	Cgroup Layer // a cgroup v2 leaf made by the harness: members listed and killed together
+
 	// LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
 	LandlockABI int
+	// CgroupControllers are the controllers a leaf gets here (its
+	// cgroup.controllers), which decide the limits it can enforce.
+	CgroupControllers []string
+
+	cgroupUnset []string // limits Options asked for that no controller enforces
 }
 
 // Layers returns every layer in a fixed order, applied or not: what
@@ -67,6 +75,7 @@ func (i Isolation) Layers() []Layer {
 		i.LandlockFS, i.LandlockNet, i.LandlockScope,
 		i.NetNS, i.PidNS, i.UserNS,
 		i.SeccompNotify,
+		i.Cgroup,
 	}
 }
 
@@ -92,6 +101,15 @@ func (i Isolation) For(o Options) Isolation {
 	if !o.Egress {
 		off(&i.SeccompNotify, "off by config")
 	}
+	if !o.Cgroup {
+		off(&i.Cgroup, "off by config")
+	} else if i.Cgroup.Applied {
+		l := o.limits()
+		for _, s := range l.set(i.CgroupControllers) {
+			i.Cgroup.Detail += "+" + s
+		}
+		i.cgroupUnset = l.missing(i.CgroupControllers)
+	}
 	if !o.NetNS {
 		off(&i.NetNS, "off by config")
 		off(&i.PidNS, "off by config")
@@ -115,11 +133,13 @@ func (i Isolation) Applied(name string) bool {
 
 // Line is the one-line summary a run prints after "isolation: ", e.g.
 //
-//	procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped
+//	procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf
 //
 // A group with nothing applied says why: "fs=none(landlock-fs: off by
-// config)". The statements after ";" say what is weaker: whether egress is
-// hard-blocked, and that it is not observed.
+// config)", "cgroup=none(mkdir /sys/fs/cgroup/...: permission denied)".
+// The statements after ";" say what is weaker: whether egress is
+// hard-blocked, that it is not observed, and which cgroup limits asked for
+// no controller enforces.
 func (i Isolation) Line() string {
 	var parts []string
 	group := func(name string, ls ...Layer) {
@@ -132,9 +152,12 @@ func (i Isolation) Line() string {
 				why = append(why, l.Name+": "+l.Why)
 			}
 		}
-		if len(on) > 0 {
+		switch {
+		case len(on) > 0:
 			parts = append(parts, name+"="+strings.Join(on, "+"))
-		} else {
+		case len(ls) == 1 && ls[0].Name == name:
+			parts = append(parts, name+"=none("+ls[0].Why+")")
+		default:
 			parts = append(parts, name+"=none("+strings.Join(why, "; ")+")")
 		}
 	}
@@ -149,6 +172,7 @@ func (i Isolation) Line() string {
 	group("rlimits", i.FileSize)
 	group("privs", i.NoNewPrivs)
 	group("signals", i.LandlockScope)
+	group("cgroup", i.Cgroup)
 
 	var weaker []string
 	switch {
@@ -163,6 +187,9 @@ func (i Isolation) Line() string {
 	}
 	if !i.SeccompNotify.Applied {
 		weaker = append(weaker, "egress not observed (seccomp-notify: "+i.SeccompNotify.Why+")")
+	}
+	if len(i.cgroupUnset) > 0 {
+		weaker = append(weaker, "no "+strings.Join(i.cgroupUnset, " or ")+" (the cgroup leaf's controllers: "+orNone(i.CgroupControllers)+")")
 	}
 	if len(weaker) == 0 {
 		return strings.Join(parts, " ")
@@ -188,8 +215,17 @@ func (l Layer) short() string {
 		return "seccomp-notify"
 	case "rlimit-fsize":
 		return "fsize"
+	case "cgroup":
+		return l.Detail
 	}
 	return l.String()
+}
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, " ")
 }
 
 // String is Line.

@@ -183,6 +183,17 @@ var children = map[string]func(args []string) int{
 		r["io_uring"] = errText(errno)
 		return emit(r)
 	},
+	// cgroup prints its cgroup v2 path (the "0::" line of
+	// /proc/self/cgroup).
+	"cgroup": func([]string) int {
+		b, err := os.ReadFile("/proc/self/cgroup")
+		for _, line := range strings.Split(string(b), "\n") {
+			if p, ok := strings.CutPrefix(line, "0::"); ok {
+				return emit(result{"cgroup": p})
+			}
+		}
+		return emit(result{"err": errText(err)})
+	},
 	"sleep": func([]string) int {
 		time.Sleep(time.Hour)
 		return 0

@@ -68,9 +68,9 @@ func probe() Isolation {
 		Subreaper: subreaper(),
 	}
 	shim := []*Layer{&i.Pdeathsig, &i.NoNewPrivs, &i.FileSize, &i.LandlockFS, &i.LandlockNet,
-		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS, &i.SeccompNotify}
+		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS, &i.SeccompNotify, &i.Cgroup}
 	names := []string{"pdeathsig", "no_new_privs", "rlimit-fsize", "landlock-fs", "landlock-net",
-		"landlock-scope", "netns", "pidns", "userns", "seccomp-notify"}
+		"landlock-scope", "netns", "pidns", "userns", "seccomp-notify", "cgroup"}
 	refuseAll := func(why string) Isolation {
 		for k, l := range shim {
 			*l = refused(names[k], why)
@@ -84,6 +84,8 @@ func probe() Isolation {
 	if err != nil {
 		return refuseAll("no harness binary for the shim: " + err.Error())
 	}
+
+	i.Cgroup, i.CgroupControllers = cgroupProber(exe)
 
 	// Namespaces first: the same clone the outer shim will make.
 	root := os.Geteuid() == 0
@@ -148,8 +150,12 @@ func layerOf(name, detail, err string) Layer {
 	return applied(name, detail)
 }
 
-// probeRunner is runProbe; tests replace it to refuse a mechanism.
-var probeRunner = runProbe
+// probeRunner is runProbe and cgroupProber probeCgroup; tests replace
+// them to refuse a mechanism.
+var (
+	probeRunner  = runProbe
+	cgroupProber = probeCgroup
+)
 
 // runProbe runs the harness binary as a probe child with attr and decodes
 // its report.

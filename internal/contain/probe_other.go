@@ -23,5 +23,6 @@ func Probe() Isolation {
 	i.PidNS = refused("pidns", why)
 	i.UserNS = refused("userns", why)
 	i.SeccompNotify = refused("seccomp-notify", why)
+	i.Cgroup = refused("cgroup", why)
 	return i
 }

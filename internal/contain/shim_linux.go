@@ -3,7 +3,6 @@ package contain
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -134,12 +133,26 @@ func outerShim(c shimConfig) int {
 	in := c
 	in.Mode = modeInner
 	files := []*os.File{lifeR} // fd 3: reads EOF once this shim is gone
-	var report *os.File
+	var report, life, statusW *os.File
 	if c.Report > 0 {
 		// fd 4: the inner shim installs the filter and hands it over
 		report = os.NewFile(uintptr(c.Report), "seccomp-handoff")
 		files = append(files, report)
 		in.Report = lifelineFD + 1
+	}
+	if c.Life > 0 {
+		// the harness's lifeline, and a pipe for the server's status
+		// should the inner shim linger
+		life = os.NewFile(uintptr(c.Life), "harness-lifeline")
+		files = append(files, life)
+		in.Life = 2 + len(files)
+		var statusR *os.File
+		if statusR, statusW, err = os.Pipe(); err != nil {
+			return fail("inner shim", err)
+		}
+		files = append(files, statusW)
+		in.Status = 2 + len(files)
+		awaitStatus(statusR)
 	}
 	cmd := exec.Command(exe, in.args()...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -152,8 +165,10 @@ func outerShim(c shimConfig) int {
 		return fail(nsFlags(c.User), err)
 	}
 	lifeR.Close()
-	if report != nil {
-		report.Close()
+	for _, f := range []*os.File{report, life, statusW} {
+		if f != nil {
+			f.Close()
+		}
 	}
 	go func() {
 		for s := range sigs {
@@ -185,6 +200,16 @@ func innerShim(c shimConfig) int {
 	if cut, err := lifelineCut(); err != nil || cut {
 		return fail("inner shim", errors.New("the outer shim is gone"))
 	}
+	if c.Life > 0 {
+		unix.CloseOnExec(c.Life)
+		unix.CloseOnExec(c.Status)
+		// Its own process group: the harness's sweep of the server's
+		// group after the outer shim exits must not end a lingering
+		// namespace before the harness has looked at it.
+		if err := unix.Setpgid(0, 0); err != nil {
+			return fail("inner shim", err)
+		}
+	}
 	if err := enterLoopbackNet(); err != nil {
 		return fail("netns", err)
 	}
@@ -212,13 +237,9 @@ func innerShim(c shimConfig) int {
 	for i, ln := range lns {
 		go p.serve(ln, targets[i])
 	}
-	go func() {
-		// The outer shim died (and the harness with it, most likely):
-		// end the namespace even if Pdeathsig was lost.
-		_, _ = io.Copy(io.Discard, os.NewFile(lifelineFD, "lifeline"))
-		_ = syscall.Kill(-1, syscall.SIGKILL)
-		syscall.Exit(exitShimFailed)
-	}()
+	// The outer shim died (and the harness with it, most likely), or the
+	// harness did: end the namespace even if Pdeathsig was lost.
+	watchLifelines(c.Life)
 	tick := time.NewTicker(500 * time.Millisecond) // in case a SIGCHLD was coalesced away
 	defer tick.Stop()
 	for {
@@ -231,6 +252,9 @@ func innerShim(c shimConfig) int {
 		case <-tick.C:
 		}
 		if ws, done := reap(pid); done {
+			if c.Status > 0 && othersAlive() {
+				return linger(statusCode(ws), c.Status, sigs)
+			}
 			return statusCode(ws)
 		}
 	}

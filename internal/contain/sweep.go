@@ -17,8 +17,11 @@ import (
 // without a valid owner file of the calling user is left alone: another
 // run may be between making it and WriteOwner, and a directory in a shared
 // temp directory may belong to someone else. Marked processes of a run
-// whose directory is already gone are not found. It returns one line per
-// thing it did or failed to do, for the run's log.
+// whose directory is already gone are not found. On Linux it also kills
+// and removes the cgroup leaves (see Cgroup) beneath the harness's own
+// cgroup whose names carry the pid and start time of a harness of the
+// calling user that no longer runs. It returns one line per thing it did
+// or failed to do, for the run's log.
 func SweepStale(parent string) []string {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
@@ -43,7 +46,7 @@ func SweepStale(parent string) []string {
 		}
 	}
 	sort.Strings(stale)
-	var did []string
+	did := sweepCgroups()
 	if len(runs) > 0 {
 		did = append(did, killMarked(runs)...)
 	}

@@ -93,7 +93,13 @@ func TestSweepStale(t *testing.T) {
 	assert.Equal(t, "signal: killed", fmt.Sprint(err), "the stale run's process")
 	assert.NoError(t, syscall.Kill(liveServer.Process.Pid, 0), "the live run's process must survive")
 	assert.Contains(t, did, fmt.Sprintf("killed pid %d of stale run %s", orphan.Process.Pid, strings.TrimPrefix(deadMarker, "SEALMARK_RUN=")))
-	assert.Len(t, did, 3, "one kill and two removals: %q", did)
+	var sandboxes []string
+	for _, d := range did {
+		if !strings.Contains(d, "stale cgroup") { // stale leaves of other runs on this machine
+			sandboxes = append(sandboxes, d)
+		}
+	}
+	assert.Len(t, sandboxes, 3, "one kill and two removals: %q", did)
 }
 
 // SweepStale calls contain.SweepStale and logs what it did.

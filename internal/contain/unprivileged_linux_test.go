@@ -38,7 +38,7 @@ func TestUnprivileged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-test.count=1", "-test.v",
-		"-test.run=^(TestProbe|TestWrapRunsExactly|TestLandlock.*|TestFileSizeCap|TestNetNS.*|TestPdeathsig.*|TestSweepStale|TestShimFailsClosed|TestEgress.*)$")
+		"-test.run=^(TestProbe|TestWrapRunsExactly|TestLandlock.*|TestFileSizeCap|TestNetNS.*|TestPdeathsig.*|TestSweepStale|TestShimFailsClosed|TestEgress.*|TestCgroup.*)$")
 	cmd.Dir = tmp
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "TMPDIR=" + tmp}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}, Setpgid: true}

@@ -55,7 +55,31 @@ type Options struct {
 	// exec is recorded, and what the policy refuses fails with
 	// ENETUNREACH. Only WrapEgress accepts it. Default off.
 	Egress bool
+	// Lifeline, with NetNS, is the read end of a pipe whose write end the
+	// harness holds until it has swept what outlived the server. When the
+	// server exits while other processes of its namespace live on, the
+	// shims report the server's status at once and the namespace stays
+	// until the write end closes (or they all exit, or lingerMax passes),
+	// so the harness sees and records what outlived the server instead of
+	// the namespace taking it away unseen. If the harness dies, the pipe
+	// closes and the namespace ends. nil: the namespace ends with the
+	// server. Wrap does not close it.
+	Lifeline *os.File
+	// Cgroup starts the server in a cgroup v2 leaf of its own (see
+	// Cgroup), where the harness may make one: its members are the
+	// server's whole tree, daemons included, and they are killed together.
+	// Only WrapEgress accepts it, since the Handoff holds the leaf.
+	// Default off.
+	Cgroup bool
+	// MaxProcs (pids.max) and MaxMemory (memory.max, bytes) limit the
+	// cgroup leaf, each only where its controller is offered to the leaf
+	// (Isolation.CgroupControllers); Isolation.Line names a limit asked
+	// for that is not enforced. 0 sets no limit.
+	MaxProcs  int
+	MaxMemory int64
 }
+
+func (o Options) limits() cgroupLimits { return cgroupLimits{Pids: o.MaxProcs, Memory: o.MaxMemory} }
 
 func (o Options) check() error {
 	if o.SandboxTop != "" && !filepath.IsAbs(o.SandboxTop) {
@@ -68,6 +92,9 @@ func (o Options) check() error {
 	}
 	if o.MaxFileBytes < 0 {
 		return fmt.Errorf("contain: negative file size cap %d", o.MaxFileBytes)
+	}
+	if o.MaxProcs < 0 || o.MaxMemory < 0 {
+		return fmt.Errorf("contain: negative cgroup limit (pids %d, memory %d)", o.MaxProcs, o.MaxMemory)
 	}
 	return nil
 }
@@ -89,6 +116,9 @@ func Wrap(spec launch.Spec, o Options) (launch.Spec, error) {
 	if o.Egress {
 		return spec, errors.New("contain: Options.Egress needs WrapEgress, which returns the listener's hand-off")
 	}
+	if o.Cgroup {
+		return spec, errors.New("contain: Options.Cgroup needs WrapEgress, whose Handoff holds the cgroup leaf")
+	}
 	if err := checkWrap(spec, o); err != nil {
 		return spec, err
 	}
@@ -96,10 +126,13 @@ func Wrap(spec launch.Spec, o Options) (launch.Spec, error) {
 	return out, err
 }
 
-// WrapEgress is Wrap for Options with Egress: it also returns the
-// hand-off that gives the harness the egress observer once the server is
-// started. The Handoff is nil when the seccomp layer does not apply
-// (Probe().For(o).SeccompNotify says why); its methods accept that.
+// WrapEgress is Wrap for Options with Egress or Cgroup: it also returns
+// the hand-off that gives the harness the egress observer once the server
+// is started, and holds the server's cgroup leaf (Handoff.Cgroup), already
+// made and named in the returned spec's CgroupFD. The Handoff is nil when
+// neither the seccomp nor the cgroup layer applies
+// (Probe().For(o).SeccompNotify and .Cgroup say why); its methods accept
+// that.
 //
 //	spec, hand, err := contain.WrapEgress(spec, opts)
 //	if err != nil {
@@ -113,9 +146,12 @@ func Wrap(spec launch.Spec, o Options) (launch.Spec, error) {
 //	obs, err := hand.Complete(proc.Pid(), egress.Ports(opts.AllowPorts...))
 //	if err != nil {
 //		proc.Stop(0, time.Second) // the shim exits 125: the server never ran
+//		hand.Cgroup().Remove()
 //		return err
 //	}
-//	// obs is nil when egress is not observed, else an observers.Observer
+//	// obs is nil when egress is not observed, else an observers.Observer;
+//	// hand.Cgroup().Members() lists the server's tree while it runs.
+//	// To stop: proc.Stop(...), then hand.Cgroup().Remove().
 func WrapEgress(spec launch.Spec, o Options) (launch.Spec, *Handoff, error) {
 	if err := checkWrap(spec, o); err != nil {
 		return spec, nil, err
@@ -138,6 +174,25 @@ func checkWrap(spec launch.Spec, o Options) error {
 
 // wrapWith is WrapEgress with the layers that apply already known.
 func wrapWith(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff, error) {
+	out, h, err := wrapShim(iso, spec, o)
+	if err != nil || !iso.Cgroup.Applied {
+		return out, h, err
+	}
+	cg, err := newCgroup(o.limits())
+	if err != nil {
+		h.Cancel()
+		return spec, nil, fmt.Errorf("contain: cgroup leaf: %w", err)
+	}
+	if h == nil {
+		h = &Handoff{}
+	}
+	h.cgroup = cg
+	out.CgroupFD = cg.fd()
+	return out, h, nil
+}
+
+// wrapShim puts the shim in front of spec, where it has anything to apply.
+func wrapShim(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff, error) {
 	if !iso.wraps() {
 		return spec, nil, nil
 	}
@@ -172,8 +227,12 @@ func wrapWith(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff
 		if h, err = newHandoff(); err != nil {
 			return spec, nil, err
 		}
-		c.Report = 3 + len(spec.ExtraFiles)
-		out.ExtraFiles = append(append([]*os.File(nil), spec.ExtraFiles...), h.shim)
+		c.Report = 3 + len(out.ExtraFiles)
+		out.ExtraFiles = append(append([]*os.File(nil), out.ExtraFiles...), h.shim)
+	}
+	if c.NS && o.Lifeline != nil {
+		c.Life = 3 + len(out.ExtraFiles)
+		out.ExtraFiles = append(append([]*os.File(nil), out.ExtraFiles...), o.Lifeline)
 	}
 	out.Path = exe
 	out.Args = c.args()
@@ -199,6 +258,8 @@ type shimConfig struct {
 	NS       bool   // spawn the inner shim in new namespaces
 	User     bool   // with NS: a user namespace too
 	Report   int    // the hand-off socket's descriptor: install the seccomp filter; 0 without
+	Life     int    // with NS: the harness's lifeline descriptor (Options.Lifeline); 0 without
+	Status   int    // the inner shim: where to write the server's status when it lingers; 0 without
 	Path     string // the server
 	Args     []string
 }
@@ -229,6 +290,12 @@ func (c shimConfig) args() []string {
 	}
 	if c.Report > 0 {
 		a = append(a, "-report="+strconv.Itoa(c.Report))
+	}
+	if c.Life > 0 {
+		a = append(a, "-life="+strconv.Itoa(c.Life))
+	}
+	if c.Status > 0 {
+		a = append(a, "-status="+strconv.Itoa(c.Status))
 	}
 	a = append(a, "--", c.Path)
 	return append(a, c.Args...)
@@ -264,6 +331,8 @@ func parseShim(args []string) (shimConfig, error) {
 	fs.BoolVar(&c.NS, "ns", false, "")
 	fs.BoolVar(&c.User, "userns", false, "")
 	fs.IntVar(&c.Report, "report", 0, "")
+	fs.IntVar(&c.Life, "life", 0, "")
+	fs.IntVar(&c.Status, "status", 0, "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return c, err
 	}

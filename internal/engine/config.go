@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sealmark/sealmark/internal/environ"
@@ -52,6 +54,11 @@ type Config struct {
 	KeepSandbox bool
 	// MaxMiB is sandbox.max_mib (default 1024); enforced by the size observer.
 	MaxMiB int
+	// LayersOff turns containment layers off (sandbox.layers_off), each of
+	// Layers: the isolation line then says "off by config" for it, and
+	// the run is CUSTOM. For diagnosing a server that cannot run contained
+	// and for proving what a layer stops.
+	LayersOff []string
 	// Packs selects packs by name; empty means every pack.
 	Packs []string
 	// Active lets probes that change state run.
@@ -78,6 +85,14 @@ type Config struct {
 	// Catalog is the packs the run may choose from; default All.
 	Catalog []packs.Pack
 }
+
+// Layers are the containment layers LayersOff can name: "landlock" (writes
+// only inside the sandbox, TCP connects only to the harness's ports,
+// signals scoped), "seccomp" (the egress observer: every connect and exec
+// recorded, what is not the harness's refused), "namespaces" (pid and
+// loopback-only network namespaces), "cgroup" (a cgroup v2 leaf, root
+// only) and "fsize" (the per-file size cap).
+var Layers = []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize"}
 
 // File is one staged file of server.files.
 type File struct{ Path, Content string }
@@ -120,6 +135,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("both a stdio command and an HTTP URL: an HTTP server the harness starts is given as Start (--start), not Command")
 	case c.Start != "" && c.URL == "":
 		return fmt.Errorf("Start (--start) needs the URL (--url) the started server answers on")
+	}
+	for _, l := range c.LayersOff {
+		if !slices.Contains(Layers, l) {
+			return fmt.Errorf("unknown containment layer %q in sandbox.layers_off (known: %s)", l, strings.Join(Layers, ", "))
+		}
 	}
 	known := map[string]bool{}
 	for _, p := range c.catalog() {

@@ -1,9 +1,14 @@
 package engine
 
 import (
+	"fmt"
 	"net/url"
+	"os"
+	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/observers/egress"
@@ -19,7 +24,22 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, []int
 	if e.sb == nil {
 		return spec, nil, nil
 	}
-	o := contain.Options{SandboxTop: e.sb.Top, MaxFileBytes: 2 * int64(e.cfg.MaxMiB) << 20, Landlock: true, Egress: true}
+	on := func(layer string) bool { return !slices.Contains(e.cfg.LayersOff, layer) }
+	o := contain.Options{SandboxTop: e.sb.Top, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"),
+		// A server started for its URL listens where the harness must
+		// reach it, which a loopback-only namespace would hide.
+		NetNS: on("namespaces") && e.cfg.Start == ""}
+	if on("fsize") {
+		o.MaxFileBytes = 2 * int64(e.cfg.MaxMiB) << 20
+	}
+	if o.NetNS {
+		if r, w, err := os.Pipe(); err == nil {
+			o.Lifeline = r
+			e.mu.Lock()
+			e.lifeline = append(e.lifeline, w, r)
+			e.mu.Unlock()
+		}
+	}
 	for _, name := range []string{"listener", "upstream", "port"} {
 		v := e.vars[name]
 		if u, err := url.Parse(v); err == nil && u.Port() != "" {
@@ -47,7 +67,14 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, []int
 		e.rep.Sandbox.Isolation = "procs=pgid; not contained: " + err.Error() + observed
 		return spec, nil, nil
 	}
-	e.rep.Sandbox.Isolation = contain.Probe().For(o).Line() + observed
+	line := contain.Probe().For(o).Line()
+	if !on("fsize") {
+		line = strings.ReplaceAll(line, "rlimit-fsize: no limit set", "rlimit-fsize: off by config")
+	}
+	if e.cfg.Start != "" && on("namespaces") {
+		line = strings.ReplaceAll(line, "netns: off by config", "netns: off for --start, whose listener the harness must reach")
+	}
+	e.rep.Sandbox.Isolation = line + observed
 	return wrapped, hand, o.AllowPorts
 }
 
@@ -69,4 +96,57 @@ func (e *Engine) observeEgress(hand *contain.Handoff, pid int, ports []int) erro
 		e.mu.Unlock()
 	}
 	return nil
+}
+
+// releaseLifelines closes the harness's ends of the namespaces' lifelines
+// (contain.Options.Lifeline): a namespace kept for what outlived its
+// server ends now. Call it once what outlived the server was swept.
+func (e *Engine) releaseLifelines() {
+	e.mu.Lock()
+	fs := e.lifeline
+	e.lifeline = nil
+	e.mu.Unlock()
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+// keepCgroup remembers the cgroup leaf a start's server runs in (nil when
+// the layer does not apply), so its stop can kill what is left in it.
+func (e *Engine) keepCgroup(hand *contain.Handoff) {
+	cg := hand.Cgroup()
+	if cg == nil {
+		return
+	}
+	undo := cleanup.Add(func() { _, _ = cg.Remove() })
+	e.mu.Lock()
+	e.cgroups = append(e.cgroups, cgroupLeaf{cg, undo})
+	e.mu.Unlock()
+}
+
+// cgroupLeaf is a start's cgroup leaf and the removal of its signal-path
+// cleanup.
+type cgroupLeaf struct {
+	cg   *contain.Cgroup
+	undo func()
+}
+
+// removeCgroups kills what is left in the starts' cgroup leaves and
+// removes them; what it had to kill is a warning. Call it once what
+// outlived the server was recorded.
+func (e *Engine) removeCgroups(what string) {
+	e.mu.Lock()
+	leaves := e.cgroups
+	e.cgroups = nil
+	e.mu.Unlock()
+	for _, l := range leaves {
+		killed, err := l.cg.Remove()
+		l.undo()
+		if len(killed) > 0 {
+			e.warn(fmt.Sprintf("%s: %d process(es) in the server's cgroup outlived it and were killed: pids %v", what, len(killed), killed))
+		}
+		if err != nil {
+			e.warn(fmt.Sprintf("%s: removing the server's cgroup: %v", what, err))
+		}
+	}
 }

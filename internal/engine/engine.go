@@ -56,6 +56,8 @@ type Engine struct {
 	marker   string          // SEALMARK_RUN=<id> in every server's environment
 	httpProc *launch.Process // the HTTP server the run started (Start), or nil
 	httpUndo func()
+	lifeline []*os.File   // both ends of each start's namespace lifeline (contain.Options.Lifeline)
+	cgroups  []cgroupLeaf // each start's cgroup leaf, until its stop removes it
 
 	mu      sync.Mutex
 	rep     report.Report
@@ -110,6 +112,9 @@ func New(cfg Config) (*Engine, error) {
 		e.custom("--no-sandbox: the server ran outside a sandbox with the inherited environment")
 	} else if cfg.InheritEnv {
 		e.custom("sandbox.scrub_env: false: the server got the inherited environment")
+	}
+	if len(cfg.LayersOff) > 0 && !cfg.NoSandbox {
+		e.custom("sandbox.layers_off: " + strings.Join(cfg.LayersOff, ", ") + ": the server ran with weaker containment")
 	}
 	return e, nil
 }
@@ -266,6 +271,7 @@ func (e *Engine) Close() *report.Report {
 			e.rep.Timeline = append(e.rep.Timeline, recs...)
 		}
 	}
+	e.removeCgroups("the started HTTP server")
 	e.closeObservers()
 	if err := e.removeSandbox(); err != nil {
 		e.rep.Sandbox.CleanupError = err.Error()

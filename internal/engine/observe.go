@@ -2,12 +2,12 @@ package engine
 
 import (
 	"fmt"
-
-	"github.com/sealmark/sealmark/internal/cleanup"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/cleanup"
+	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/observers/files"
 	"github.com/sealmark/sealmark/observers/loopback"
@@ -66,7 +66,7 @@ func (e *Engine) openObservers() error {
 
 	w.marker = e.marker
 	tracking := []string{"pgid"}
-	po, err := process.New(process.Options{Marker: w.marker, Bin: e.sb.Bin, Secrets: e.redactor.String})
+	po, err := process.New(process.Options{Marker: w.marker, Bin: e.sb.Bin, Secrets: e.redactor.String, Infra: contain.IsShim})
 	if err != nil {
 		w.notes = append(w.notes, "processes not observed: "+err.Error())
 	} else {

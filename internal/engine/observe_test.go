@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/observers"
@@ -131,6 +132,8 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 	var dir string
 	rep := observedRun(t, "daemon", func(c *engine.Config) { dir = c.SandboxDir })
 	assert.NotNil(t, find(rep.Timeline, observers.KindProcess, func(r observers.Record) bool { return r.Data["op"] == "orphan" }), "the sweep recorded the daemon")
+	shim := find(rep.Timeline, observers.KindProcess, func(r observers.Record) bool { return strings.Contains(r.Data["argv"], contain.Verb) })
+	assert.Nil(t, shim, "the containment shim is the harness's, never recorded as the server's process")
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")

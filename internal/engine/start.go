@@ -163,9 +163,11 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 		hand.Cancel()
 		return nil, e.startError(pr, fmt.Errorf("starting %s: %v", command, err))
 	}
+	e.keepCgroup(hand)
 	if err := e.observeEgress(hand, proc.Pid(), ports); err != nil {
 		proc.Kill()
 		proc.Stop(0, 0)
+		hand.Cancel()
 		return nil, e.startError(pr, fmt.Errorf("starting %s: the egress observer's hand-off failed: %v", command, err))
 	}
 	if e.watch != nil && e.watch.process != nil {
@@ -312,6 +314,8 @@ func (pr *PackRun) stop() {
 		pr.undo()
 	}
 	pr.sweep()
+	pr.e.releaseLifelines()
+	pr.e.removeCgroups("pack " + pr.pack.Name)
 	pr.e.mu.Lock()
 	if pr.e.running == pr {
 		pr.e.running = nil

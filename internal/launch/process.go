@@ -50,6 +50,11 @@ func Start(spec Spec) (*Process, error) {
 	cmd.Dir = spec.Dir
 	cmd.ExtraFiles = spec.ExtraFiles
 	cmd.SysProcAttr = groupAttr()
+	if spec.CgroupFD > 0 {
+		if err := intoCgroup(cmd.SysProcAttr, spec.CgroupFD); err != nil {
+			return nil, err
+		}
+	}
 
 	// The pipes are made here rather than by exec so that Wait never waits
 	// for (or closes) them: the reaper must not depend on a grandchild

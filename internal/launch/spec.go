@@ -43,6 +43,12 @@ type Spec struct {
 	// ... in order (os/exec's Cmd.ExtraFiles). Start does not close them:
 	// whoever opened them closes its copies once the program started.
 	ExtraFiles []*os.File
+	// CgroupFD, when > 0, is an open descriptor of a cgroup v2 directory
+	// the program starts in (Linux: clone3 with CLONE_INTO_CGROUP), so it
+	// and everything it forks are in that cgroup from their first
+	// instruction. Start does not close it. On other platforms a value > 0
+	// fails the start.
+	CgroupFD int
 }
 
 func (s Spec) maxLine() int       { return orDefault(s.MaxLine, DefaultMaxLine) }

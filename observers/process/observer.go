@@ -26,6 +26,12 @@ type Options struct {
 	// Secrets masks secret values in argv, exe and cwd before they are
 	// recorded; the engine passes its redactor's Mask. nil keeps text as is.
 	Secrets func(string) string
+	// Infra reports whether a process, by its argv, is one of the
+	// harness's own (a containment shim that stays in the server's tree):
+	// a member that is never recorded, nor listed by PIDs or Survivors;
+	// the first process it starts is the server itself (see infra.go).
+	// nil: none is.
+	Infra func(argv []string) bool
 	// Interval is how often the tree is sampled while a probe is open.
 	// Default 25 ms.
 	Interval time.Duration
@@ -53,6 +59,7 @@ type Observer struct {
 	tracked []ident
 	seen    map[ident]string // members seen, with their comm
 	marked  map[ident]bool   // marker lookups of processes outside the tree
+	wrapped map[ident]ident  // infra process → the server it started
 	token   string           // the open probe, "" when none is
 	tokens  []string         // recent tokens, newest last
 	pending []observers.Record
@@ -106,6 +113,7 @@ func newObserver(o Options, root string, self int) (*Observer, error) {
 		selfSid:  me.sid,
 		seen:     map[ident]string{},
 		marked:   map[ident]bool{},
+		wrapped:  map[ident]ident{},
 		lost:     map[string]bool{},
 		execs:    execFollower{bin: o.Bin},
 	}, nil
@@ -211,7 +219,7 @@ func (o *Observer) Survivors() []Proc {
 	}
 	var out []Proc
 	for _, pid := range sortedPids(members) {
-		if s := procs[pid]; s.alive() {
+		if s := procs[pid]; s.alive() && !o.isInfra(s) {
 			out = append(out, o.proc(s))
 		}
 	}
@@ -229,7 +237,7 @@ func (o *Observer) PIDs() []int {
 	}
 	var out []int
 	for _, pid := range sortedPids(members) {
-		if procs[pid].alive() {
+		if s := procs[pid]; s.alive() && !o.isInfra(s) {
 			out = append(out, pid)
 		}
 	}
@@ -310,7 +318,9 @@ func (o *Observer) sample(force bool) {
 			switch {
 			case !ok:
 				o.seen[id] = s.comm
-				o.spawned(s, now)
+				if !o.isInfra(s) && !o.wrapsServer(s, procs) {
+					o.spawned(s, now)
+				}
 			case comm != s.comm && s.alive():
 				o.seen[id] = s.comm
 				o.execve(s, comm, now)
@@ -321,6 +331,7 @@ func (o *Observer) sample(force bool) {
 				delete(o.seen, id)
 			}
 		}
+		o.forgetWrapped(procs)
 	}
 	o.execs.follow(o, force)
 }

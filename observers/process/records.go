@@ -84,7 +84,7 @@ func (o *Observer) spawned(s stat, now time.Time) {
 
 // execve records a process that now runs another program. o.mu is held.
 func (o *Observer) execve(s stat, before string, now time.Time) {
-	if before == harnessComm && o.isTracked(s.pid) {
+	if before == harnessComm && (o.isTracked(s.pid) || o.isWrapped(s.id()) || o.isInfra(s)) {
 		return // the harness's containment shim exec'ing the server it wraps
 	}
 	exe, argv, truncated, gone := details(o.root, s.pid)

@@ -95,7 +95,7 @@ func (sw *sweep) round() []stat {
 			continue
 		}
 		alive = append(alive, s)
-		if _, ok := sw.found[s.id()]; !ok {
+		if _, ok := sw.found[s.id()]; !ok && !o.isInfra(s) {
 			r := sw.o.orphan(s)
 			sw.found[s.id()] = &r
 			sw.order = append(sw.order, s.id())

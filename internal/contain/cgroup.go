@@ -1,0 +1,126 @@
+package contain
+
+import (
+	"os"
+	"sync"
+	"time"
+)
+
+// cgroupWait bounds the wait for a killed leaf to empty, in Kill and
+// Remove.
+const cgroupWait = 2 * time.Second
+
+// A Cgroup is the cgroup v2 leaf a wrapped server starts in (Linux, where
+// the harness may make one: root, or a delegated subtree). It is made next
+// to the harness's own cgroup, as a child of it, named
+// "sealmark-<pid>-<start>-<n>" after the harness's pid and start time, and
+// the shim is spawned straight into it (launch.Spec.CgroupFD), so the
+// server and everything it forks, daemons in sessions of their own
+// included, are its members. The harness only ever kills, empties and
+// removes leaves it made itself (or, in SweepStale, leaves named after a
+// harness that is gone). A nil *Cgroup (the layer does not apply) is valid:
+// it has no members and Kill and Remove do nothing.
+type Cgroup struct {
+	path string   // the leaf's directory in the cgroup v2 hierarchy
+	dir  *os.File // the open directory, for CLONE_INTO_CGROUP; nil for a swept leaf
+
+	once    sync.Once
+	killed  []int
+	removed error
+}
+
+// Path returns the leaf's directory, "" for a nil Cgroup.
+func (c *Cgroup) Path() string {
+	if c == nil {
+		return ""
+	}
+	return c.path
+}
+
+// Members returns the pids in the leaf (its cgroup.procs), as seen from
+// the harness's pid namespace: the server, the shims and everything they
+// forked that is still running, wherever it moved its session or process
+// group. The process observer counts them as the server's.
+func (c *Cgroup) Members() ([]int, error) {
+	if c == nil {
+		return nil, nil
+	}
+	return readProcs(c.path)
+}
+
+// Kill sends SIGKILL to every member at once (cgroup.kill; where the
+// kernel lacks it, to each pid in cgroup.procs until none is left) and
+// waits, at most 2 s, until the leaf reports it is empty.
+func (c *Cgroup) Kill() error {
+	if c == nil {
+		return nil
+	}
+	return killCgroup(c.path, time.Now().Add(cgroupWait))
+}
+
+// Remove kills what is left in the leaf, waits (at most 2 s) for it to
+// empty, and removes it. It returns the pids that were still members when
+// it was called: processes that outlived the server's stop. It does its
+// work once; later calls return the first result. Call it on every path
+// that ends a server started in the leaf (after launch's Stop), and on a
+// start that failed (Handoff.Cancel does).
+func (c *Cgroup) Remove() ([]int, error) {
+	if c == nil {
+		return nil, nil
+	}
+	c.once.Do(func() {
+		c.killed, c.removed = removeCgroup(c.path, time.Now().Add(cgroupWait))
+		if c.dir != nil {
+			c.dir.Close()
+		}
+	})
+	return c.killed, c.removed
+}
+
+// fd is the descriptor launch.Spec.CgroupFD takes.
+func (c *Cgroup) fd() int {
+	if c == nil || c.dir == nil {
+		return 0
+	}
+	return int(c.dir.Fd())
+}
+
+// cgroupLimits are the limits a leaf gets where its controllers are
+// offered.
+type cgroupLimits struct {
+	Pids   int   // pids.max; 0 leaves it
+	Memory int64 // memory.max in bytes; 0 leaves it
+}
+
+// missing names the limits asked for that controllers (the leaf's
+// cgroup.controllers) cannot enforce.
+func (l cgroupLimits) missing(controllers []string) []string {
+	has := map[string]bool{}
+	for _, c := range controllers {
+		has[c] = true
+	}
+	var out []string
+	if l.Pids > 0 && !has["pids"] {
+		out = append(out, "pids.max")
+	}
+	if l.Memory > 0 && !has["memory"] {
+		out = append(out, "memory.max")
+	}
+	return out
+}
+
+// set names the limits asked for that controllers can enforce.
+func (l cgroupLimits) set(controllers []string) []string {
+	miss := map[string]bool{}
+	for _, m := range l.missing(controllers) {
+		miss[m] = true
+	}
+	var out []string
+	if l.Pids > 0 && !miss["pids.max"] {
+		out = append(out, "pids.max")
+	}
+	if l.Memory > 0 && !miss["memory.max"] {
+		out = append(out, "memory.max")
+	}
+	return out
+}

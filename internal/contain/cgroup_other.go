@@ -1,0 +1,18 @@
+//go:build !linux
+
+package contain
+
+import (
+	"errors"
+	"time"
+)
+
+// Only Linux has cgroups: no leaf is ever made here.
+
+var errNoCgroup = errors.New("contain: cgroups are Linux's")
+
+func newCgroup(cgroupLimits) (*Cgroup, error)       { return nil, errNoCgroup }
+func readProcs(string) ([]int, error)               { return nil, errNoCgroup }
+func killCgroup(string, time.Time) error            { return errNoCgroup }
+func removeCgroup(string, time.Time) ([]int, error) { return nil, errNoCgroup }
+func sweepCgroups() []string                        { return nil }
