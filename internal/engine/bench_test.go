@@ -3,9 +3,11 @@ package engine_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,8 @@ import (
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/internal/sandbox"
 	"github.com/sealmark/sealmark/internal/session"
+	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/core"
 )
 
 // The benchmarks below measure the harness's own cost next to the server's:
@@ -85,3 +89,129 @@ func BenchmarkCoreRun(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCoreSplit splits a whole core run against the stdio fixture
+// into the server's time and the harness's. The server's time is the sum,
+// over every request the probes sent, of the time from the request leaving
+// the harness to the framer reading the server's answer (the frame's
+// time), plus the duration the cancellation probe asks of the call it
+// cancels (cancelled-call-ms/op: no answer times it); the harness's is the
+// rest of the run's wall time: starting and stopping the server and the
+// sandbox, the observers, the client, and the waits the probes choose (the
+// grace after a cancelled call's end, exit grace). It reports wall-ms/op,
+// server-ms/op, cancelled-call-ms/op, harness-ms/op and requests/op; -v
+// logs the probes of 50 ms or more.
+func BenchmarkCoreSplit(b *testing.B) {
+	self, _ := os.Executable()
+	dir := b.TempDir()
+	var wall, server, cancelled time.Duration
+	var requests int
+	for range b.N {
+		tm := &timedServer{}
+		probes := make([]packs.Probe, len(core.Pack.Probes))
+		for i, pr := range core.Pack.Probes {
+			run := pr.Run
+			pr.Run = func(p *packs.Pass) {
+				p.Server = tm.wrap(p.Server)
+				run(p)
+			}
+			probes[i] = pr
+		}
+		pk := core.Pack
+		pk.Probes = probes
+		e, err := engine.New(engine.Config{Command: self, Args: []string{fixture.Verb}, SandboxDir: dir, Catalog: []packs.Pack{pk}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		rep := e.Run(context.Background(), engine.Hooks{})
+		wall += time.Since(start)
+		if rep.HarnessError != "" {
+			b.Fatal(rep.HarnessError)
+		}
+		server += tm.total
+		requests += tm.n
+		for _, p := range rep.Packs[0].Probes {
+			// The cancelled call never answers, so no frame times it: the
+			// duration the probe asked of the tool is the server's time.
+			if p.ID == "CORE-CANCELLATION" && p.Verdict == packs.Passed {
+				cancelled += core.CancelDuration
+			}
+			if testing.Verbose() && p.Millis >= 50 {
+				b.Logf("%s: %d ms", p.ID, p.Millis)
+			}
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(ms(wall), "wall-ms/op")
+	b.ReportMetric(ms(server), "server-ms/op")
+	b.ReportMetric(ms(cancelled), "cancelled-call-ms/op")
+	b.ReportMetric(ms(wall-server-cancelled), "harness-ms/op")
+	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+}
+
+// timedServer is the pack's server with every request's server time
+// added up, measured from the frames' times.
+type timedServer struct {
+	mu    sync.Mutex
+	inner packs.Server
+	mark  int // the first frame not yet looked at
+	total time.Duration
+	n     int
+}
+
+// wrap makes the probe's server the timed one (the same session for every
+// probe of the run).
+func (t *timedServer) wrap(s packs.Server) packs.Server {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.inner != s {
+		t.inner, t.mark = s, 0
+	}
+	return timedView{t}
+}
+
+type timedView struct{ *timedServer }
+
+func (v timedView) Request(ctx context.Context, method string, params any) (*packs.Response, error) {
+	t := v.timedServer
+	t.mu.Lock()
+	inner := t.inner
+	t.mu.Unlock()
+	sent := time.Now()
+	resp, err := inner.Request(ctx, method, params)
+	if err != nil {
+		return resp, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, f := range inner.Frames(t.mark) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if f.Kind != "json" || json.Unmarshal(f.Data, &m) != nil || m.Method != "" || string(m.ID) != string(resp.ID) {
+			continue
+		}
+		if d := f.Time.Sub(sent); d > 0 {
+			t.total += d
+		}
+		t.n++
+		t.mark = f.Seq + 1
+		break
+	}
+	return resp, err
+}
+
+func (v timedView) Notify(ctx context.Context, method string, params any) error {
+	return v.inner.Notify(ctx, method, params)
+}
+func (v timedView) WriteRaw(b []byte) error       { return v.inner.WriteRaw(b) }
+func (v timedView) Frames(from int) []packs.Frame { return v.inner.Frames(from) }
+func (v timedView) Describe(f packs.Frame) string { return v.inner.Describe(f) }
+func (v timedView) Log() []byte                   { return v.inner.Log() }
+func (v timedView) CloseStdin() error             { return v.inner.CloseStdin() }
+func (v timedView) WaitExit(d time.Duration) bool { return v.inner.WaitExit(d) }
+func (v timedView) Alive() bool                   { return v.inner.Alive() }
+func (v timedView) ExitStatus() string            { return v.inner.ExitStatus() }
+func (v timedView) Transport() string             { return v.inner.Transport() }

@@ -105,7 +105,7 @@ func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error)
 	if first {
 		e.mu.Lock()
 		e.surface = surface
-		e.rep.Protocol = report.Protocol{Era: "legacy", Version: init.Version, ServerName: init.Server.Name, ServerVersion: init.Server.Version}
+		e.rep.Protocol = report.Protocol{Era: session.Era(init.Version), Version: init.Version, Transport: pr.sess.Transport(), ServerName: init.Server.Name, ServerVersion: init.Server.Version}
 		e.mu.Unlock()
 	}
 	return pr, nil

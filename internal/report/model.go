@@ -153,6 +153,9 @@ type Protocol struct {
 	Era string `json:"era,omitempty"`
 	// Version is the negotiated protocol version, such as "2025-11-25".
 	Version string `json:"version,omitempty"`
+	// Transport is how the harness reached the server: "stdio", "http"
+	// (streamable HTTP) or "http-sse" (the legacy HTTP+SSE transport).
+	Transport string `json:"transport,omitempty"`
 	// ServerName and ServerVersion are what the server said about itself in
 	// its initialize result.
 	ServerName    string `json:"serverName,omitempty"`

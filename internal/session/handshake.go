@@ -14,12 +14,21 @@ type requester interface {
 	Notify(ctx context.Context, method string, params any) error
 }
 
-// Initialize runs the legacy handshake: initialize with the given protocol
-// version and an empty capability set, then notifications/initialized. An
+// Initialize finds the server's era and completes its handshake (see
+// negotiate). Legacy: initialize with the given protocol version and an
+// empty capability set, then notifications/initialized. Modern: the
+// DiscoverResult, and every later request carries the modern _meta. An
 // error means the server did not complete it; the returned Init holds what
 // was seen either way.
 func (s *Session) Initialize(ctx context.Context, version string) (packs.Init, error) {
-	return initialize(ctx, s, version)
+	return negotiate(ctx, s, s.setModern, version)
+}
+
+// setModern switches the session to the modern era's requests.
+func (s *Session) setModern(version string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.modern = version
 }
 
 // ListTools walks tools/list page by page; see listTools.

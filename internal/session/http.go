@@ -28,15 +28,19 @@ const (
 	maxHTTPFrameBytes = 32 << 20
 )
 
-// HTTP is one MCP session with a streamable HTTP server: a fresh session
-// per pack on the one server. Every message the server sent is kept as a
-// frame (bounded), so the same secret-echo and wire checks apply.
+// HTTP is one MCP session with an HTTP server: a fresh session per pack on
+// the one server, over streamable HTTP or, when the URL does not speak it,
+// the legacy HTTP+SSE transport (see sse.go). Every message the server sent
+// is kept as a frame (bounded), so the same secret-echo and wire checks
+// apply.
 type HTTP struct {
 	url     string
 	headers map[string]string
 	client  *http.Client
-	tr      *transport.StreamableHTTP
-	proc    *launch.Process // the --start process, or nil for a server the harness did not start
+	timeout time.Duration
+	tr      transport.HTTPConnection // *transport.StreamableHTTP, or *transport.SSE after the fallback
+	sse     bool                     // the legacy HTTP+SSE transport is in use
+	proc    *launch.Process          // the --start process, or nil for a server the harness did not start
 	seq     atomic.Int64
 
 	mu             sync.Mutex
@@ -45,6 +49,7 @@ type HTTP struct {
 	frameBytes     int
 	framesLost     int64
 	serverRequests []string
+	modern         string // the modern protocol version in use, "" for legacy
 	closeOnce      sync.Once
 }
 
@@ -57,7 +62,9 @@ func OpenHTTP(url string, headers map[string]string, proc *launch.Process, timeo
 	if err := netguard.CheckURL(url); err != nil {
 		return nil, err
 	}
-	h := &HTTP{url: url, headers: headers, proc: proc, client: netguard.Client(timeout), described: map[string]string{}}
+	client := netguard.Client(timeout)
+	client.Transport = modern404{client.Transport}
+	h := &HTTP{url: url, headers: headers, proc: proc, client: client, timeout: timeout, described: map[string]string{}}
 	tr, err := transport.NewStreamableHTTP(url,
 		transport.WithHTTPBasicClient(h.client),
 		transport.WithHTTPHeaders(headers),
@@ -66,16 +73,19 @@ func OpenHTTP(url string, headers map[string]string, proc *launch.Process, timeo
 		return nil, err
 	}
 	h.tr = tr
-	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
-		if b, err := json.Marshal(n); err == nil {
-			h.record(b)
-		}
-	})
+	tr.SetNotificationHandler(h.notified)
 	tr.SetRequestHandler(h.decline)
 	if err := tr.Start(context.Background()); err != nil {
 		return nil, err
 	}
 	return h, nil
+}
+
+// notified records a notification the server sent.
+func (h *HTTP) notified(n mcp.JSONRPCNotification) {
+	if b, err := json.Marshal(n); err == nil {
+		h.record(b)
+	}
 }
 
 func (h *HTTP) decline(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -100,8 +110,17 @@ func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.R
 	what := describe(method, params)
 	h.mu.Lock()
 	h.described[strconv.Quote(id)] = what
+	modern, tr := h.modern, h.tr
 	h.mu.Unlock()
-	resp, err := h.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params})
+	req := transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params}
+	switch {
+	case modern != "":
+		req.Params = withMeta(params, modern)
+		req.Header = modernHeaders(modern, method, params)
+	case method == "server/discover":
+		req.Header = modernHeaders(ModernVersion, method, params)
+	}
+	resp, err := tr.SendRequest(ctx, req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
@@ -117,7 +136,7 @@ func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.R
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		if json.Unmarshal(out.Result, &r) == nil && r.ProtocolVersion != "" {
-			h.tr.SetProtocolVersion(r.ProtocolVersion)
+			tr.SetProtocolVersion(r.ProtocolVersion)
 		}
 	}
 	return out, nil
@@ -129,12 +148,37 @@ func (h *HTTP) Notify(ctx context.Context, method string, params any) error {
 	if m, ok := params.(map[string]any); ok {
 		n.Params.AdditionalFields = m
 	}
-	return h.tr.SendNotification(ctx, n)
+	return h.transport().SendNotification(ctx, n)
 }
 
-// Initialize runs the legacy handshake over HTTP.
+// transport is the transport in use.
+func (h *HTTP) transport() transport.HTTPConnection {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tr
+}
+
+// Initialize finds the server's era and completes its handshake (see
+// negotiate); a URL that refuses the initialize POST with a 4xx gets the
+// legacy HTTP+SSE transport instead, and the legacy handshake over it.
 func (h *HTTP) Initialize(ctx context.Context, version string) (packs.Init, error) {
+	in, err := negotiate(ctx, h, h.setModern, version)
+	if !errors.Is(err, transport.ErrLegacySSEServer) {
+		return in, err
+	}
+	if serr := h.fallbackSSE(ctx); serr != nil {
+		return in, fmt.Errorf("%v; the legacy HTTP+SSE transport failed too: %v", err, serr)
+	}
 	return initialize(ctx, h, version)
+}
+
+// setModern switches the session to the modern era: the protocol version
+// header on every request, no session.
+func (h *HTTP) setModern(version string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.modern = version
+	h.tr.SetProtocolVersion(version)
 }
 
 // ListTools walks tools/list.
@@ -206,8 +250,16 @@ func (h *HTTP) ExitStatus() string {
 	return h.proc.ExitStatus()
 }
 
-// Transport is "http".
-func (h *HTTP) Transport() string { return "http" }
+// Transport is "http" (streamable HTTP) or "http-sse" (the legacy
+// HTTP+SSE transport).
+func (h *HTTP) Transport() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sse {
+		return "http-sse"
+	}
+	return "http"
+}
 
 // ServerRequests lists the methods the server asked the harness for.
 func (h *HTTP) ServerRequests() []string {
@@ -228,14 +280,21 @@ func (h *HTTP) Headers() map[string]string {
 	return out
 }
 
-// SessionID is the MCP session id the server assigned, if any.
-func (h *HTTP) SessionID() string { return h.tr.GetSessionId() }
+// SessionID is the streamable HTTP session id the server assigned, if any.
+func (h *HTTP) SessionID() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sse {
+		return ""
+	}
+	return h.tr.GetSessionId()
+}
 
 // Close ends the session: a DELETE with the configured headers (mcp-go's
 // own leaves them out), then the transport.
 func (h *HTTP) Close() {
 	h.closeOnce.Do(func() {
-		if id := h.tr.GetSessionId(); id != "" {
+		if id := h.SessionID(); id != "" && Era(h.modernVersion()) != EraModern {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			if req, err := http.NewRequestWithContext(ctx, http.MethodDelete, h.url, nil); err == nil {
@@ -248,6 +307,6 @@ func (h *HTTP) Close() {
 				}
 			}
 		}
-		_ = h.tr.Close()
+		_ = h.transport().Close()
 	})
 }

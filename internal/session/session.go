@@ -57,6 +57,7 @@ type Session struct {
 	mu             sync.Mutex
 	described      map[string]string // JSON id → "tools/call name"
 	serverRequests []string
+	modern         string // the modern protocol version in use, "" for legacy
 	closeOnce      sync.Once
 }
 
@@ -130,7 +131,11 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*pack
 	what := describe(method, params)
 	s.mu.Lock()
 	s.described[strconv.Quote(id)] = what
+	modern := s.modern
 	s.mu.Unlock()
+	if modern != "" {
+		params = withMeta(params, modern)
+	}
 	resp, err := s.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params})
 	if err != nil {
 		if errors.Is(err, transport.ErrTransportClosed) {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/internal/session"
 )
@@ -21,6 +22,7 @@ import (
 // sampling, logs what the client answered to stderr, and answers every
 // request with an empty result.
 func TestMain(m *testing.M) {
+	fixture.Dispatch()
 	if os.Getenv("SESSION_TEST_CHILD") == "1" {
 		fmt.Println(`{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{}}`)
 		in := bufio.NewScanner(os.Stdin)
@@ -102,4 +104,29 @@ func TestDeadIsClosed(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "exit status 0")
 	assert.False(t, s.Alive())
+}
+
+// TestEraRace: with no wait at all for server/discover, initialize goes out
+// beside it; a modern server's DiscoverResult still wins, and a legacy
+// server's -32601 still leads to its initialize. A slow modern server is
+// never taken for a legacy one.
+func TestEraRace(t *testing.T) {
+	saved := session.DiscoverWait
+	session.DiscoverWait = 0
+	t.Cleanup(func() { session.DiscoverWait = saved })
+	self, err := os.Executable()
+	require.NoError(t, err)
+	for flaws, want := range map[string]string{"modern": "2026-07-28", "": "2025-11-25", "no-unknown-method-answer": "2025-11-25"} {
+		proc, err := launch.Start(launch.Spec{Path: self, Args: []string{fixture.Verb, "-flaws=" + flaws}, Dir: t.TempDir()})
+		require.NoError(t, err)
+		s := session.Open(proc)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		in, err := s.Initialize(ctx, session.LegacyVersion)
+		cancel()
+		s.Close()
+		proc.Stop(time.Second, time.Second)
+		require.NoError(t, err, flaws)
+		assert.Equal(t, want, in.Version, "fixture -flaws=%q", flaws)
+		assert.Equal(t, "sealmark-fixture", in.Server.Name)
+	}
 }

@@ -129,8 +129,11 @@ var cancellation = packs.Probe{
 		}
 		args, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{sp.name: sp.value(CancelDuration)})
 		const id = `"sm-cancel-1"`
-		line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "sm-cancel-1", "method": "tools/call",
-			"params": map[string]any{"name": t.Name, "arguments": args}})
+		params := map[string]any{"name": t.Name, "arguments": args}
+		if modern(p) {
+			params["_meta"] = json.RawMessage(metaJSON(p.Surface.Init.Version))
+		}
+		line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "sm-cancel-1", "method": "tools/call", "params": params})
 		if err != nil {
 			p.Inconclusive("the arguments of %s cannot be encoded: %v", t.Name, err)
 			return

@@ -76,10 +76,29 @@ var cleanVerdicts = map[string]map[string]packs.Verdict{
 		"CORE-LOGGING-SET-LEVEL": packs.NotApplicable, "CORE-PROGRESS": packs.NotApplicable,
 		"CORE-CANCELLATION": packs.Passed, "CORE-BAD-ARGUMENTS": packs.Passed, "CORE-LARGE-ARGUMENT": packs.Passed,
 		"CORE-NO-ORPHANS": packs.Passed, "CORE-SECRET-ECHO": packs.Passed,
+		"CORE-INITIALIZE": packs.Passed, "CORE-PING": packs.Passed, "CORE-VERSION-NEGOTIATION": packs.Passed,
+		"CORE-DISCOVER": packs.NotApplicable, "CORE-MODERN-META": packs.NotApplicable,
+		"CORE-MODERN-UNSUPPORTED-VERSION": packs.NotApplicable, "CORE-MODERN-REMOVED-METHODS": packs.NotApplicable,
+		"CORE-MODERN-NO-UNREQUESTED-LOG": packs.NotApplicable, "CORE-MODERN-NO-STDOUT-REQUESTS": packs.NotApplicable,
 	},
 	"full": {
 		"CORE-RESOURCES": packs.Passed, "CORE-PROMPTS": packs.Passed,
 		"CORE-LOGGING-SET-LEVEL": packs.Passed, "CORE-PROGRESS": packs.Passed,
+	},
+	// The modern fixture: the modern rules pass, the legacy-only ones
+	// are not applicable.
+	"modern": {
+		"CORE-DISCOVER": packs.Passed, "CORE-MODERN-META": packs.Passed,
+		"CORE-MODERN-UNSUPPORTED-VERSION": packs.Passed, "CORE-MODERN-REMOVED-METHODS": packs.Passed,
+		"CORE-MODERN-NO-UNREQUESTED-LOG": packs.Passed, "CORE-MODERN-NO-STDOUT-REQUESTS": packs.Passed,
+		"CORE-INITIALIZE": packs.NotApplicable, "CORE-PING": packs.NotApplicable,
+		"CORE-VERSION-NEGOTIATION": packs.NotApplicable, "CORE-LOGGING-SET-LEVEL": packs.NotApplicable,
+		"CORE-CANCELLATION": packs.Passed, "CORE-BAD-ARGUMENTS": packs.Passed, "CORE-LARGE-ARGUMENT": packs.Passed,
+		"CORE-REQUEST-IDS": packs.Passed, "CORE-TOOL-SWEEP": packs.Passed,
+	},
+	"modern,full": {
+		"CORE-DISCOVER": packs.Passed, "CORE-RESOURCES": packs.Passed, "CORE-PROMPTS": packs.Passed,
+		"CORE-LOGGING-SET-LEVEL": packs.NotApplicable, "CORE-PROGRESS": packs.Passed,
 	},
 }
 
@@ -155,6 +174,14 @@ func TestTwins(t *testing.T) {
 		{"invisible-unicode", map[string]string{"CORE-TOOL-METADATA": `tool "list_notes" description hides 7 invisible characters (tag characters spelling "Ignore")`}, false},
 		{"shadowing-description", map[string]string{"CORE-TOOL-METADATA": `steers the model away from tool "read_note": "`}, false},
 		{"overlong-description", map[string]string{"CORE-TOOL-METADATA": "characters long (over 4096)"}, false},
+		{"modern", nil, false},
+		{"modern,full", nil, false},
+		{"modern-bad-discover", map[string]string{"CORE-DISCOVER": "the DiscoverResult has no supportedVersions"}, false},
+		{"modern-no-meta-check", map[string]string{"CORE-MODERN-META": "tools/list without _meta was answered with a result, want error -32602"}, false},
+		{"modern-bad-version-code", map[string]string{"CORE-MODERN-UNSUPPORTED-VERSION": "tools/list at protocol 1900-01-01 was answered with error -32602, want error -32022"}, false},
+		{"modern-serves-ping", map[string]string{"CORE-MODERN-REMOVED-METHODS": "ping, removed in 2026-07-28, was answered with a result, want error -32601"}, false},
+		{"modern-log-without-level", map[string]string{"CORE-MODERN-NO-UNREQUESTED-LOG": "sent notifications/message although no request asked for a log level"}, false},
+		{"modern-stdout-request", map[string]string{"CORE-MODERN-NO-STDOUT-REQUESTS": "is a request (roots/list) from the server"}, false},
 	}
 	type run struct {
 		rep *report.Report
@@ -210,6 +237,15 @@ func TestTwins(t *testing.T) {
 			rep := r.rep
 			require.Empty(t, rep.HarnessError)
 			require.Len(t, rep.Packs, 1)
+			// Era detection: the modern fixture is found modern, every
+			// other one legacy, and the report says which.
+			wantEra, wantVersion := "legacy", "2025-11-25"
+			if strings.Contains(tw.flaws, "modern") {
+				wantEra, wantVersion = "modern", "2026-07-28"
+			}
+			if tw.flaws != "bad-init" && (rep.Protocol.Era != wantEra || rep.Protocol.Version != wantVersion || rep.Protocol.Transport != "stdio") {
+				t.Errorf("protocol %+v, want era %s, version %s over stdio", rep.Protocol, wantEra, wantVersion)
+			}
 			seen := map[string]bool{}
 			for _, p := range rep.Packs[0].Probes {
 				seen[p.ID] = true

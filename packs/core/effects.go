@@ -21,7 +21,7 @@ var noOrphans = packs.Probe{
 			p.NotApplicable("no process observer on this run")
 			return
 		}
-		if p.Server.Transport() == "http" {
+		if p.Server.Transport() != "stdio" { // http or http-sse
 			p.NotApplicable("an HTTP server outlives each pack's session; what outlives the server itself is swept and recorded when the run ends")
 			return
 		}

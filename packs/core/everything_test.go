@@ -25,45 +25,51 @@ const everythingJS = "../../testdata/npm/node_modules/everything/dist/index.js"
 // in any verdict is a visible diff. Every failure below is the server's, as
 // measured by hand (see the package's test report).
 var everythingVerdicts = map[string]packs.Verdict{
-	"CORE-INITIALIZE":            packs.Passed,
-	"CORE-PING":                  packs.Passed,
-	"CORE-TOOLS-LIST":            packs.Passed,
-	"CORE-TOOL-METADATA":         packs.Passed,
-	"CORE-BOGUS-CURSOR":          packs.Failed, // ignores the cursor and answers the whole list
-	"CORE-UNKNOWN-METHOD":        packs.Passed,
-	"CORE-MALFORMED-INPUT":       packs.Passed,
-	"CORE-REQUEST-IDS":           packs.Passed,
-	"CORE-PARSE-ERROR":           packs.Failed, // the TS SDK's stdio transport drops bad lines silently
-	"CORE-INVALID-REQUEST":       packs.Failed, // likewise, no -32600
-	"CORE-BATCH":                 packs.Passed, // ignored, which 2025-11-25 allows
-	"CORE-INVALID-PARAMS":        packs.Failed, // zod rejects the params with -32603
-	"CORE-CAPABILITIES-SERVED":   packs.Passed,
-	"CORE-RESOURCES":             packs.Failed, // unknown URI: -32602 (the 2026 code), not -32002
-	"CORE-PROMPTS":               packs.Passed,
-	"CORE-LOGGING-SET-LEVEL":     packs.Failed, // an invalid level gets -32603
-	"CORE-TOOL-SWEEP":            packs.Passed,
-	"CORE-PROGRESS":              packs.Passed, // trigger-long-running-operation reports progress
-	"CORE-UNKNOWN-TOOL":          packs.Failed, // an isError result, not a protocol error
-	"CORE-BAD-ARGUMENTS":         packs.Passed,
-	"CORE-CANCELLATION":          packs.Passed,
-	"CORE-CANCEL-UNKNOWN":        packs.Passed,
-	"CORE-LARGE-ARGUMENT":        packs.Passed,
-	"CORE-VERSION-NEGOTIATION":   packs.Passed,
-	"CORE-HTTP-ORIGIN":           packs.NotApplicable, // the HTTP transport's own rules: see everythingHTTPVerdicts
-	"CORE-HTTP-HOST":             packs.NotApplicable,
-	"CORE-HTTP-UNKNOWN-SESSION":  packs.NotApplicable,
-	"CORE-HTTP-DELETED-SESSION":  packs.NotApplicable,
-	"CORE-HTTP-SESSION-ID":       packs.NotApplicable,
-	"CORE-HTTP-NOTIFICATION-202": packs.NotApplicable,
-	"CORE-HTTP-PROTOCOL-VERSION": packs.NotApplicable,
-	"CORE-HTTP-LOOPBACK-ONLY":    packs.NotApplicable,
-	"CORE-EXIT-ON-STDIN-CLOSE":   packs.Passed,
-	"CORE-NO-ORPHANS":            packs.Passed,
-	"CORE-WRITES-OUTSIDE-ROOT":   packs.Passed,
-	"CORE-NO-LISTENER":           packs.Passed,
-	"CORE-STDOUT-JSONRPC":        packs.Passed,
-	"CORE-WIRE-MESSAGES":         packs.Passed,
-	"CORE-SECRET-ECHO":           packs.Failed, // get-env returns the whole environment, by design
+	"CORE-INITIALIZE":                 packs.Passed,
+	"CORE-DISCOVER":                   packs.NotApplicable, // legacy: server/discover gets -32601 on stdio, 400 over HTTP
+	"CORE-MODERN-META":                packs.NotApplicable,
+	"CORE-MODERN-UNSUPPORTED-VERSION": packs.NotApplicable,
+	"CORE-MODERN-REMOVED-METHODS":     packs.NotApplicable,
+	"CORE-MODERN-NO-STDOUT-REQUESTS":  packs.NotApplicable,
+	"CORE-MODERN-NO-UNREQUESTED-LOG":  packs.NotApplicable,
+	"CORE-PING":                       packs.Passed,
+	"CORE-TOOLS-LIST":                 packs.Passed,
+	"CORE-TOOL-METADATA":              packs.Passed,
+	"CORE-BOGUS-CURSOR":               packs.Failed, // ignores the cursor and answers the whole list
+	"CORE-UNKNOWN-METHOD":             packs.Passed,
+	"CORE-MALFORMED-INPUT":            packs.Passed,
+	"CORE-REQUEST-IDS":                packs.Passed,
+	"CORE-PARSE-ERROR":                packs.Failed, // the TS SDK's stdio transport drops bad lines silently
+	"CORE-INVALID-REQUEST":            packs.Failed, // likewise, no -32600
+	"CORE-BATCH":                      packs.Passed, // ignored, which 2025-11-25 allows
+	"CORE-INVALID-PARAMS":             packs.Failed, // zod rejects the params with -32603
+	"CORE-CAPABILITIES-SERVED":        packs.Passed,
+	"CORE-RESOURCES":                  packs.Failed, // unknown URI: -32602 (the 2026 code), not -32002
+	"CORE-PROMPTS":                    packs.Passed,
+	"CORE-LOGGING-SET-LEVEL":          packs.Failed, // an invalid level gets -32603
+	"CORE-TOOL-SWEEP":                 packs.Passed,
+	"CORE-PROGRESS":                   packs.Passed, // trigger-long-running-operation reports progress
+	"CORE-UNKNOWN-TOOL":               packs.Failed, // an isError result, not a protocol error
+	"CORE-BAD-ARGUMENTS":              packs.Passed,
+	"CORE-CANCELLATION":               packs.Passed,
+	"CORE-CANCEL-UNKNOWN":             packs.Passed,
+	"CORE-LARGE-ARGUMENT":             packs.Passed,
+	"CORE-VERSION-NEGOTIATION":        packs.Passed,
+	"CORE-HTTP-ORIGIN":                packs.NotApplicable, // the HTTP transport's own rules: see everythingHTTPVerdicts
+	"CORE-HTTP-HOST":                  packs.NotApplicable,
+	"CORE-HTTP-UNKNOWN-SESSION":       packs.NotApplicable,
+	"CORE-HTTP-DELETED-SESSION":       packs.NotApplicable,
+	"CORE-HTTP-SESSION-ID":            packs.NotApplicable,
+	"CORE-HTTP-NOTIFICATION-202":      packs.NotApplicable,
+	"CORE-HTTP-PROTOCOL-VERSION":      packs.NotApplicable,
+	"CORE-HTTP-LOOPBACK-ONLY":         packs.NotApplicable,
+	"CORE-EXIT-ON-STDIN-CLOSE":        packs.Passed,
+	"CORE-NO-ORPHANS":                 packs.Passed,
+	"CORE-WRITES-OUTSIDE-ROOT":        packs.Passed,
+	"CORE-NO-LISTENER":                packs.Passed,
+	"CORE-STDOUT-JSONRPC":             packs.Passed,
+	"CORE-WIRE-MESSAGES":              packs.Passed,
+	"CORE-SECRET-ECHO":                packs.Failed, // get-env returns the whole environment, by design
 }
 
 // TestEverything runs the core pack over stdio against the real
@@ -74,11 +80,7 @@ func TestEverything(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not on PATH: the real server-everything cannot run")
 	}
-	js, err := filepath.Abs(everythingJS)
-	require.NoError(t, err)
-	if _, err := os.Stat(js); err != nil {
-		t.Skipf("server-everything is not installed (%v): run npm ci in testdata/npm, as .ci/run does", err)
-	}
+	js := everythingPath(t)
 	// dist/index.js takes the transport as its first argument.
 	e, err := engine.New(engine.Config{
 		Command: node, Args: []string{js, "stdio"},
@@ -92,6 +94,8 @@ func TestEverything(t *testing.T) {
 	rep := e.Run(ctx, engine.Hooks{})
 	require.Empty(t, rep.HarnessError)
 	require.Len(t, rep.Packs, 1)
+	require.Equal(t, "legacy", rep.Protocol.Era, "server-everything answers server/discover with -32601")
+	require.Equal(t, "2025-11-25", rep.Protocol.Version)
 	seen := map[string]bool{}
 	for _, p := range rep.Packs[0].Probes {
 		seen[p.ID] = true
@@ -111,6 +115,23 @@ func TestEverything(t *testing.T) {
 			t.Errorf("%s: pinned but did not run", id)
 		}
 	}
+}
+
+// everythingPath is the installed server-everything's dist/index.js:
+// $SEALMARK_EVERYTHING_JS when set (an install outside the checkout), else
+// everythingJS. The test is skipped when it is not installed.
+func everythingPath(t *testing.T) string {
+	t.Helper()
+	js := os.Getenv("SEALMARK_EVERYTHING_JS")
+	if js == "" {
+		var err error
+		js, err = filepath.Abs(everythingJS)
+		require.NoError(t, err)
+	}
+	if _, err := os.Stat(js); err != nil {
+		t.Skipf("server-everything is not installed (%v): run npm ci in testdata/npm, as .ci/run does", err)
+	}
+	return js
 }
 
 func findingsOf(p report.Probe) []string {
@@ -158,11 +179,7 @@ func TestEverythingHTTP(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not on PATH: the real server-everything cannot run")
 	}
-	js, err := filepath.Abs(everythingJS)
-	require.NoError(t, err)
-	if _, err := os.Stat(js); err != nil {
-		t.Skipf("server-everything is not installed (%v): run npm ci in testdata/npm, as .ci/run does", err)
-	}
+	js := everythingPath(t)
 	e, err := engine.New(engine.Config{
 		Start: node + " " + js + " streamableHttp", URL: "http://127.0.0.1:{port}/mcp",
 		Env:   []environ.KV{{Name: "PORT", Value: "{port}"}},
@@ -175,6 +192,8 @@ func TestEverythingHTTP(t *testing.T) {
 	defer cancel()
 	rep := e.Run(ctx, engine.Hooks{})
 	require.Empty(t, rep.HarnessError)
+	require.Equal(t, "legacy", rep.Protocol.Era, "server-everything answers server/discover with 400")
+	require.Equal(t, "http", rep.Protocol.Transport)
 	for _, p := range rep.Packs[0].Probes {
 		want, pinned := everythingHTTPVerdicts[p.ID]
 		switch {

@@ -181,7 +181,7 @@ var resources = packs.Probe{
 	ID:       "CORE-RESOURCES",
 	Name:     "resources",
 	Severity: packs.High,
-	Doc:      "a server declaring resources must list them as {resources:[{uri,name}]}, and should answer resources/read of an unknown URI with error -32002 (spec 2025-11-25 server/resources#error-handling)",
+	Doc:      "a server declaring resources must list them as {resources:[{uri,name}]}, and answer resources/read of an unknown URI with error -32002 (legacy, SHOULD; spec 2025-11-25 server/resources#error-handling) or -32602 (modern, MUST; spec 2026-07-28 server/resources#error-handling)",
 	Run: func(p *packs.Pass) {
 		res := featureStart(p, "resources", "resources/list", map[string]any{})
 		if res == nil {
@@ -196,6 +196,16 @@ var resources = packs.Probe{
 		}
 		evidence := func(f *packs.Finding) {
 			f.Evidencef("response", "resources/read %s: %s", missingResource, outcome(read))
+		}
+		if modern(p) {
+			switch {
+			case read.Error != nil && read.Error.Code == -32602:
+			case read.Error != nil:
+				evidence(p.Reportf("resources/read of an unknown URI was answered with %s; protocol %s requires -32602", oneLine(read.Brief()), p.Surface.Init.Version))
+			default:
+				evidence(p.Reportf("resources/read of an unknown URI was answered with a result (%s); protocol %s requires error -32602", brief(read.Result), p.Surface.Init.Version))
+			}
+			return
 		}
 		switch {
 		case read.Error != nil && read.Error.Code == -32002:

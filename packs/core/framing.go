@@ -24,7 +24,7 @@ var requestIDs = packs.Probe{
 		method := liveness(p)
 		ids := []string{`"sm-id-string"`, "9007199254740991", "-7", "0"}
 		for _, id := range ids {
-			answers, err := exchange(p, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q}`, id, method))
+			answers, err := exchange(p, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q%s}`, id, method, paramsFor(p, "")))
 			if broken(p, err, "a request with id "+shown(id)) {
 				return
 			}

@@ -73,12 +73,16 @@ func needHTTP(p *packs.Pass) bool {
 		p.NotApplicable("an HTTP transport check; this server speaks stdio")
 		return false
 	}
+	if t := p.Server.Transport(); t != "http" {
+		p.NotApplicable("a streamable HTTP check; this server speaks the legacy HTTP+SSE transport (%s), whose GET stream and POST endpoint have no such rule", t)
+		return false
+	}
 	return true
 }
 
 // needSession marks the probe not applicable when the server uses no sessions.
 func needSession(p *packs.Pass) bool {
-	if !needHTTP(p) {
+	if !needHTTP(p) || !legacyOnly(p, "sessions (no Mcp-Session-Id)") {
 		return false
 	}
 	if p.HTTP.SessionID == "" {
@@ -208,7 +212,7 @@ var httpNotification = packs.Probe{
 	ID: "CORE-HTTP-NOTIFICATION-202", Name: "http-notification-202", Severity: packs.Medium,
 	Doc: "an accepted notification POST must get 202 Accepted with no body (basic/transports#sending-messages-to-the-server, MUST)",
 	Run: func(p *packs.Pass) {
-		if !needHTTP(p) {
+		if !needHTTP(p) || !legacyOnly(p, "notifications/initialized") {
 			return
 		}
 		r, ok := postInSession(p, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil)
@@ -225,7 +229,7 @@ var httpVersion = packs.Probe{
 	ID: "CORE-HTTP-PROTOCOL-VERSION", Name: "http-protocol-version", Severity: packs.Medium,
 	Doc: "a request with an unsupported MCP-Protocol-Version header must get 400 (basic/transports#protocol-version-header, SHOULD)",
 	Run: func(p *packs.Pass) {
-		if !needHTTP(p) {
+		if !needHTTP(p) || !legacyOnly(p, "ping; modern-unsupported-version judges an unknown version") {
 			return
 		}
 		r, ok := postInSession(p, `{"jsonrpc":"2.0","id":"sm-ping","method":"ping"}`, map[string]string{"MCP-Protocol-Version": "1999-01-01"})
@@ -242,7 +246,8 @@ var httpLoopbackOnly = packs.Probe{
 	ID: "CORE-HTTP-LOOPBACK-ONLY", Name: "http-loopback-only", Severity: packs.Medium, CWE: "CWE-1327",
 	Doc: "a local HTTP server should listen on loopback only (basic/transports#security-warning, SHOULD)",
 	Run: func(p *packs.Pass) {
-		if !needHTTP(p) {
+		if p.HTTP == nil { // any HTTP transport, the legacy HTTP+SSE one too
+			p.NotApplicable("an HTTP transport check; this server speaks stdio")
 			return
 		}
 		if !p.HTTP.Started || p.Observed == nil {

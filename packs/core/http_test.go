@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,4 +101,106 @@ func TestHTTPSecretEcho(t *testing.T) {
 	var buf strings.Builder
 	require.NoError(t, report.WriteJSON(&buf, rep))
 	require.NotContains(t, buf.String(), "sm-canary-")
+}
+
+// streamableOnly are the probes of the streamable HTTP transport's own
+// rules, not applicable over the legacy HTTP+SSE transport.
+var streamableOnly = []string{"CORE-HTTP-ORIGIN", "CORE-HTTP-HOST", "CORE-HTTP-UNKNOWN-SESSION", "CORE-HTTP-DELETED-SESSION",
+	"CORE-HTTP-SESSION-ID", "CORE-HTTP-NOTIFICATION-202", "CORE-HTTP-PROTOCOL-VERSION"}
+
+// TestSSE: a URL that refuses the streamable HTTP POST gets the legacy
+// HTTP+SSE transport; core runs over it, the report records it, and the
+// streamable-only probes are not applicable with the reason. The
+// echo-canary twin proves that the session over SSE carries real answers.
+func TestSSE(t *testing.T) {
+	for _, flaws := range []string{"sse", "sse,echo-canary"} {
+		t.Run(flaws, func(t *testing.T) {
+			t.Parallel()
+			self, err := os.Executable()
+			require.NoError(t, err)
+			e, err := engine.New(engine.Config{
+				Start: self + " " + httpfixture.Verb + " -addr 127.0.0.1:{port} -flaws=" + flaws, URL: "http://127.0.0.1:{port}/sse",
+				Packs: []string{"core"}, SandboxDir: t.TempDir(), StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
+				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
+			})
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			rep := e.Run(ctx, engine.Hooks{})
+			require.Empty(t, rep.HarnessError)
+			require.Equal(t, "http-sse", rep.Protocol.Transport)
+			require.Equal(t, "legacy", rep.Protocol.Era)
+			require.Equal(t, "sealmark-httpfixture", rep.Protocol.ServerName)
+			echo := flaws == "sse,echo-canary"
+			for _, p := range rep.Packs[0].Probes {
+				switch {
+				case slices.Contains(streamableOnly, p.ID):
+					if p.Verdict != packs.NotApplicable || !strings.Contains(p.Reason, "legacy HTTP+SSE") {
+						t.Errorf("%s: verdict %s (%s), want not applicable over HTTP+SSE", p.ID, p.Verdict, p.Reason)
+					}
+				case p.ID == "CORE-SECRET-ECHO" && echo:
+					if !anyFinding(p, "SEALMARK_CANARY echoed in the response to tools/call debug_info") {
+						t.Errorf("%s: verdict %s %v, want the canary echo", p.ID, p.Verdict, findingsOf(p))
+					}
+				case p.Verdict == packs.Failed || p.Verdict == packs.Errored:
+					t.Errorf("%s: verdict %s (%s) %v", p.ID, p.Verdict, p.Reason, findingsOf(p))
+				}
+				if testing.Verbose() {
+					t.Logf("%s %s %s %v", p.ID, p.Verdict, p.Reason, findingsOf(p))
+				}
+			}
+		})
+	}
+}
+
+// TestModernHTTP: over streamable HTTP, a modern server is found modern;
+// the modern rules are checked with their HTTP status codes, proven both
+// ways, and the legacy session rules are not applicable.
+func TestModernHTTP(t *testing.T) {
+	for _, tw := range []struct {
+		flaws string
+		want  map[string]string
+	}{
+		{"modern", nil},
+		{"modern-removed-200", map[string]string{"CORE-MODERN-REMOVED-METHODS": "ping, removed in 2026-07-28, was answered with HTTP 200 and error -32601, want HTTP 404 and error -32601"}},
+	} {
+		t.Run(tw.flaws, func(t *testing.T) {
+			t.Parallel()
+			self, err := os.Executable()
+			require.NoError(t, err)
+			e, err := engine.New(engine.Config{
+				Start: self + " " + httpfixture.Verb + " -addr 127.0.0.1:{port} -flaws=" + tw.flaws, URL: "http://127.0.0.1:{port}/mcp",
+				Packs: []string{"core"}, SandboxDir: t.TempDir(), StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
+				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
+			})
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			rep := e.Run(ctx, engine.Hooks{})
+			require.Empty(t, rep.HarnessError)
+			require.Equal(t, "modern", rep.Protocol.Era)
+			require.Equal(t, "2026-07-28", rep.Protocol.Version)
+			require.Equal(t, "http", rep.Protocol.Transport)
+			pinned := map[string]packs.Verdict{
+				"CORE-DISCOVER": packs.Passed, "CORE-MODERN-META": packs.Passed, "CORE-MODERN-UNSUPPORTED-VERSION": packs.Passed,
+				"CORE-MODERN-REMOVED-METHODS": packs.Passed, "CORE-HTTP-ORIGIN": packs.Passed, "CORE-HTTP-HOST": packs.Passed,
+				"CORE-HTTP-UNKNOWN-SESSION": packs.NotApplicable, "CORE-HTTP-DELETED-SESSION": packs.NotApplicable,
+				"CORE-HTTP-SESSION-ID": packs.NotApplicable, "CORE-INITIALIZE": packs.NotApplicable, "CORE-PING": packs.NotApplicable,
+			}
+			for _, p := range rep.Packs[0].Probes {
+				want, expected := tw.want[p.ID]
+				switch {
+				case expected && !anyFinding(p, want):
+					t.Errorf("%s: verdict %s %v, want a finding containing %q", p.ID, p.Verdict, findingsOf(p), want)
+				case !expected && (p.Verdict == packs.Failed || p.Verdict == packs.Errored):
+					t.Errorf("%s: verdict %s (%s) %v", p.ID, p.Verdict, p.Reason, findingsOf(p))
+				case !expected && pinned[p.ID] != "" && p.Verdict != pinned[p.ID]:
+					t.Errorf("%s: verdict %s (%s), want %s", p.ID, p.Verdict, p.Reason, pinned[p.ID])
+				}
+				if testing.Verbose() {
+					t.Logf("%s %s %s %v", p.ID, p.Verdict, p.Reason, findingsOf(p))
+				}
+			}
+		})
+	}
 }

@@ -17,6 +17,9 @@ var initialize = packs.Probe{
 	Severity: packs.High,
 	Doc:      "initialize must negotiate a protocol version the specification defines, name the server and declare the capabilities it serves",
 	Run: func(p *packs.Pass) {
+		if !legacyOnly(p, "initialize; discover judges its DiscoverResult") {
+			return
+		}
 		in := p.Surface.Init
 		switch {
 		case in.Version == "":
@@ -34,16 +37,7 @@ var initialize = packs.Probe{
 			p.Reportf("the initialize result has no capabilities object").Evidencef("response", "initialize result: %s", brief(in.Result))
 			return
 		}
-		_, declared := in.Capabilities["tools"]
-		served := p.Surface.ToolsError == "" || !strings.Contains(p.Surface.ToolsError, "-32601")
-		switch {
-		case served && !declared && len(p.Surface.Tools) > 0:
-			p.Reportf("the server answers tools/list (%d tools) but did not declare the tools capability", len(p.Surface.Tools)).
-				Evidencef("response", "initialize capabilities: %s", keys(in.Capabilities))
-		case declared && !served:
-			p.Reportf("the server declared the tools capability but tools/list fails: %s", p.Surface.ToolsError).
-				Evidencef("response", "tools/list: %s", p.Surface.ToolsError)
-		}
+		toolsDeclaredServed(p, "initialize")
 	},
 }
 

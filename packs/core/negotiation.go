@@ -34,7 +34,7 @@ var versionNegotiation = packs.Probe{
 			p.Inconclusive("the first initialize already negotiated %q; initialize reports it", p.Surface.Init.Version)
 			return
 		}
-		if p.HTTP != nil {
+		if p.HTTP != nil && p.Server.Transport() == "http" {
 			negotiateHTTP(p)
 			return
 		}
