@@ -89,12 +89,13 @@ func (e *Engine) observeEgress(hand *contain.Handoff, pid int, ports []int) erro
 	if err != nil || obs == nil {
 		return err
 	}
+	e.mu.Lock()
+	e.startEgress = obs
 	if e.watch != nil {
-		e.mu.Lock()
 		e.watch.all = append(e.watch.all, obs)
 		e.watch.egress = true
-		e.mu.Unlock()
 	}
+	e.mu.Unlock()
 	return nil
 }
 

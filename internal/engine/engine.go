@@ -32,6 +32,7 @@ import (
 	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
+	"github.com/sealmark/sealmark/observers/egress"
 	"github.com/sealmark/sealmark/observers/process"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
@@ -58,6 +59,9 @@ type Engine struct {
 	httpUndo func()
 	lifeline []*os.File   // both ends of each start's namespace lifeline (contain.Options.Lifeline)
 	cgroups  []cgroupLeaf // each start's cgroup leaf, until its stop removes it
+	// startEgress is the egress observer of the start in progress, for
+	// watchStart.
+	startEgress *egress.Observer
 
 	mu      sync.Mutex
 	rep     report.Report

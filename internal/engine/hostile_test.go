@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"strings"
@@ -14,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs/core"
 )
 
@@ -108,4 +112,34 @@ func TestOfflineLauncherGetsAHint(t *testing.T) {
 	rep := e.Run(context.Background(), engine.Hooks{})
 	assert.Contains(t, rep.HarnessError, "cannot download a package inside it")
 	assert.Contains(t, rep.HarnessError, "EAI_AGAIN")
+}
+
+// TestStalledLauncherFailsEarly: a server that is refused the network while
+// starting and then never answers (a launcher retrying its registry) fails
+// the start offlineWait after the refusal, with what to do, not at the
+// minute-long start timeout; the refused destination is in the timeline.
+// The good server under the same watch starts.
+func TestStalledLauncherFailsEarly(t *testing.T) {
+	outsider, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer outsider.Close()
+	run := func(flaws string) *report.Report {
+		cfg := fixtureConfig(t, flaws)
+		cfg.Args = append(cfg.Args, "-outside="+outsider.Addr().String())
+		cfg.StartTimeout, cfg.Packs = time.Minute, []string{"core"}
+		e, err := engine.New(cfg)
+		require.NoError(t, err)
+		return e.Run(context.Background(), engine.Hooks{})
+	}
+	rep := run("stall-offline")
+	if !strings.Contains(rep.Sandbox.Isolation, "seccomp-notify") {
+		t.Skipf("no egress observer here, so only the start timeout ends a stalled launcher: %s", rep.Sandbox.Isolation)
+	}
+	assert.Contains(t, rep.HarnessError, "tried to reach the network while starting")
+	assert.Contains(t, rep.HarnessError, "cannot download a package inside it")
+	assert.NotContains(t, rep.HarnessError, "within 1m0s", "the start timeout ended it, not the refusal")
+	assert.NotNil(t, find(rep.Timeline, observers.KindSocket, func(r observers.Record) bool {
+		return r.Data["verdict"] == "deny" && r.Data["port"] == fmt.Sprint(outsider.Addr().(*net.TCPAddr).Port)
+	}), "the refused connection is in the timeline")
+	assert.Empty(t, run("").HarnessError)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -90,9 +91,16 @@ func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error)
 	e.running = pr
 	e.mu.Unlock()
 
-	init, err := pr.sess.Initialize(sctx, session.LegacyVersion)
+	ictx, endWatch := e.watchStart(sctx)
+	init, err := pr.sess.Initialize(ictx, session.LegacyVersion)
+	refused := errors.Is(context.Cause(ictx), errRefusedAtStart)
+	endWatch()
 	if err != nil {
 		pr.Close()
+		if refused {
+			return nil, e.startError(pr, fmt.Errorf("the server tried to reach the network while starting, which the sandbox refuses, "+
+				"and had not completed initialize %s later (the timeline lists what it tried): %s", offlineWait, launcherAdvice))
+		}
 		return nil, e.startError(pr, fmt.Errorf("the server did not complete initialize within %s: %v", e.cfg.StartTimeout, err))
 	}
 	surface := &packs.Surface{Init: init}
@@ -182,7 +190,7 @@ func (e *Engine) startError(pr *PackRun, err error) error {
 	pr.stop()
 	if proc := cmp.Or(pr.proc, e.httpProc); proc != nil {
 		se.LogTail = e.redactor.String(proc.Log().Tail(2048))
-		if hint := networkHint(string(proc.Log().Bytes())); hint != "" {
+		if hint := networkHint(string(proc.Log().Bytes())); hint != "" && !strings.Contains(se.Err.Error(), launcherAdvice) {
 			se.Err = fmt.Errorf("%w; %s", se.Err, hint)
 		}
 	}
@@ -200,9 +208,7 @@ var networkSigns = []string{"EAI_AGAIN", "ENOTFOUND", "getaddrinfo", "ENETUNREAC
 func networkHint(log string) string {
 	for _, sign := range networkSigns {
 		if strings.Contains(log, sign) {
-			return "the server tried to reach the network (" + sign + " in its log), which the sandbox refuses: " +
-				"a launcher such as npx or uvx cannot download a package inside it. Install the package first " +
-				"(npm install, uv tool install) and point the command at the installed server; sealmark doctor checks the command"
+			return "the server tried to reach the network (" + sign + " in its log), which the sandbox refuses: " + launcherAdvice
 		}
 	}
 	return ""
