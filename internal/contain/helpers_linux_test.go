@@ -109,6 +109,7 @@ func command(ctx context.Context, spec launch.Spec) *exec.Cmd {
 		cmd.Env = []string{}
 	}
 	cmd.Dir = spec.Dir
+	cmd.ExtraFiles = spec.ExtraFiles
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second

@@ -198,6 +198,39 @@ var children = map[string]func(args []string) int{
 		time.Sleep(time.Hour)
 		return 0
 	},
+	// serve listens on args[0] and answers every connection with the
+	// interfaces it sees, as a server started for its URL would.
+	"serve": func(args []string) int {
+		ln, err := net.Listen("tcp", args[0])
+		if err != nil {
+			return emit(result{"err": errText(err)})
+		}
+		ifs, _ := net.Interfaces()
+		var names []string
+		for _, i := range ifs {
+			names = append(names, i.Name)
+		}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return 1
+			}
+			fmt.Fprintf(c, "served from %s\n", strings.Join(names, ","))
+			c.Close()
+		}
+	},
+	// linger starts a daemon in a session of its own, prints its pid and
+	// exits 7 at once: its daemon outlives it.
+	"linger": func(args []string) int {
+		exe, _ := os.Executable()
+		cmd := exec.Command(exe, childArg, "sleep")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			return emit(result{"err": errText(err)})
+		}
+		emit(result{"daemon": cmd.Process.Pid})
+		return 7
+	},
 	// exit exits with status args[0].
 	"exit": func(args []string) int {
 		n, _ := strconv.Atoi(args[0])

@@ -28,6 +28,12 @@ func newProxy() *proxy { return &proxy{slots: make(chan struct{}, proxyConns)} }
 // target. The goroutine that calls it must not be locked to a thread in
 // the namespace: the dial happens on whatever thread runs the forwarder.
 func (p *proxy) serve(ln net.Listener, target string) {
+	p.serveDial(ln, func() (net.Conn, error) { return net.DialTimeout("tcp", target, proxyDialTimeout) })
+}
+
+// serveDial accepts on ln until it is closed and forwards each connection
+// to what dial connects.
+func (p *proxy) serveDial(ln net.Listener, dial func() (net.Conn, error)) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -40,19 +46,19 @@ func (p *proxy) serve(ln net.Listener, target string) {
 		select {
 		case p.slots <- struct{}{}:
 			p.wg.Add(1)
-			go p.forward(c, target)
+			go p.forward(c, dial)
 		default:
 			c.Close()
 		}
 	}
 }
 
-func (p *proxy) forward(in net.Conn, target string) {
+func (p *proxy) forward(in net.Conn, dial func() (net.Conn, error)) {
 	defer func() {
 		<-p.slots
 		p.wg.Done()
 	}()
-	out, err := net.DialTimeout("tcp", target, proxyDialTimeout)
+	out, err := dial()
 	if err != nil {
 		in.Close()
 		return

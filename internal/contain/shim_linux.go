@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"syscall"
 	"time"
 
@@ -213,9 +214,19 @@ func innerShim(c shimConfig) int {
 	if err := enterLoopbackNet(); err != nil {
 		return fail("netns", err)
 	}
-	lns, targets, err := listenInside(c.Ports)
+	// The server's own ports (Reverse) are its to listen on inside, not
+	// the proxy's, even when it may connect to them.
+	lns, targets, err := listenInside(slices.DeleteFunc(slices.Clone(c.Ports), func(p int) bool { return slices.Contains(c.Reverse, p) }))
 	if err != nil {
 		return fail("netns", err)
+	}
+	p := newProxy()
+	if len(c.Reverse) > 0 {
+		nsfd, err := namespaceFD()
+		if err != nil {
+			return fail("netns", err)
+		}
+		listenOutside(p, nsfd, c.Reverse)
 	}
 	if err := c.restrict(); err != nil {
 		return fail("restrict", err)
@@ -233,7 +244,6 @@ func innerShim(c shimConfig) int {
 	if err != nil {
 		return failExec(c.Path, err)
 	}
-	p := newProxy()
 	for i, ln := range lns {
 		go p.serve(ln, targets[i])
 	}

@@ -65,6 +65,13 @@ type Options struct {
 	// closes and the namespace ends. nil: the namespace ends with the
 	// server. Wrap does not close it.
 	Lifeline *os.File
+	// Reverse, with NetNS, are ports the server listens on inside its
+	// namespace that the harness dials on the host's loopback (an HTTP
+	// server's): the shim listens on 127.0.0.1 and ::1 at each and forwards
+	// every connection into the namespace, to the same address. The ports
+	// must be free on the host. Without NetNS the server listens on the
+	// host itself and Reverse does nothing.
+	Reverse []int
 	// Cgroup starts the server in a cgroup v2 leaf of its own (see
 	// Cgroup), where the harness may make one: its members are the
 	// server's whole tree, daemons included, and they are killed together.
@@ -88,6 +95,11 @@ func (o Options) check() error {
 	for _, p := range o.AllowPorts {
 		if p < 1 || p > 65535 {
 			return fmt.Errorf("contain: allowed port %d is not a TCP port", p)
+		}
+	}
+	for _, p := range o.Reverse {
+		if p < 1 || p > 65535 {
+			return fmt.Errorf("contain: reverse port %d is not a TCP port", p)
 		}
 	}
 	if o.MaxFileBytes < 0 {
@@ -221,6 +233,9 @@ func wrapShim(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff
 	if c.Net || c.NS {
 		c.Ports = append([]int(nil), o.AllowPorts...)
 	}
+	if c.NS {
+		c.Reverse = append([]int(nil), o.Reverse...)
+	}
 	out := spec
 	var h *Handoff
 	if iso.SeccompNotify.Applied {
@@ -260,6 +275,7 @@ type shimConfig struct {
 	Report   int    // the hand-off socket's descriptor: install the seccomp filter; 0 without
 	Life     int    // with NS: the harness's lifeline descriptor (Options.Lifeline); 0 without
 	Status   int    // the inner shim: where to write the server's status when it lingers; 0 without
+	Reverse  []int  // with NS: the server's ports forwarded from the host's loopback into the namespace
 	Path     string // the server
 	Args     []string
 }
@@ -297,6 +313,9 @@ func (c shimConfig) args() []string {
 	if c.Status > 0 {
 		a = append(a, "-status="+strconv.Itoa(c.Status))
 	}
+	for _, p := range c.Reverse {
+		a = append(a, "-reverse="+strconv.Itoa(p))
+	}
 	a = append(a, "--", c.Path)
 	return append(a, c.Args...)
 }
@@ -333,6 +352,14 @@ func parseShim(args []string) (shimConfig, error) {
 	fs.IntVar(&c.Report, "report", 0, "")
 	fs.IntVar(&c.Life, "life", 0, "")
 	fs.IntVar(&c.Status, "status", 0, "")
+	fs.Func("reverse", "", func(s string) error {
+		p, err := strconv.Atoi(s)
+		if err != nil || p < 1 || p > 65535 {
+			return fmt.Errorf("bad port %q", s)
+		}
+		c.Reverse = append(c.Reverse, p)
+		return nil
+	})
 	if err := fs.Parse(args[1:]); err != nil {
 		return c, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/observers/egress"
 )
@@ -26,9 +28,15 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, []int
 	}
 	on := func(layer string) bool { return !slices.Contains(e.cfg.LayersOff, layer) }
 	o := contain.Options{SandboxTop: e.sb.Top, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"),
-		// A server started for its URL listens where the harness must
-		// reach it, which a loopback-only namespace would hide.
-		NetNS: on("namespaces") && e.cfg.Start == ""}
+		NetNS: on("namespaces")}
+	if e.cfg.Start != "" {
+		// A server started for its URL listens inside its namespace; the
+		// shim forwards the URL's port on the host's loopback to it.
+		if p := e.urlPort(); p > 0 {
+			o.Reverse = []int{p}
+			o.AllowPorts = append(o.AllowPorts, p)
+		}
+	}
 	if on("fsize") {
 		o.MaxFileBytes = 2 * int64(e.cfg.MaxMiB) << 20
 	}
@@ -70,9 +78,6 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, []int
 	line := contain.Probe().For(o).Line()
 	if !on("fsize") {
 		line = strings.ReplaceAll(line, "rlimit-fsize: no limit set", "rlimit-fsize: off by config")
-	}
-	if e.cfg.Start != "" && on("namespaces") {
-		line = strings.ReplaceAll(line, "netns: off by config", "netns: off for --start, whose listener the harness must reach")
 	}
 	e.rep.Sandbox.Isolation = line + observed
 	return wrapped, hand, o.AllowPorts
@@ -150,4 +155,18 @@ func (e *Engine) removeCgroups(what string) {
 			e.warn(fmt.Sprintf("%s: removing the server's cgroup: %v", what, err))
 		}
 	}
+}
+
+// urlPort is the TCP port of the server's URL, placeholders expanded, or 0.
+func (e *Engine) urlPort() int {
+	raw, err := environ.Expand(e.cfg.URL, e.vars)
+	if err != nil {
+		return 0
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return 0
+	}
+	p, _ := strconv.Atoi(cmp.Or(u.Port(), map[string]string{"http": "80", "https": "443"}[u.Scheme]))
+	return p
 }
