@@ -20,6 +20,7 @@ import (
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/netguard"
 	"github.com/sealmark/sealmark/internal/redact"
+	"github.com/sealmark/sealmark/internal/report"
 )
 
 // runOnlyFlags are flags of run that doctor does not take: they start
@@ -130,9 +131,17 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// runnable reports what run would refuse in resolved settings: what the
-// engine's configuration refuses.
+// runnable reports what run would refuse in resolved settings: missing
+// directories (preflight), a baseline file it cannot use, and what the engine's configuration refuses.
 func runnable(res *config.Resolved) error {
+	if err := preflight(res); err != nil {
+		return err
+	}
+	if res.Baseline != "" {
+		if _, err := report.LoadBaseline(res.Baseline); err != nil {
+			return err
+		}
+	}
 	cfg, err := engineConfig(res, io.Discard)
 	if err != nil {
 		return err

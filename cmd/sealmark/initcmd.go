@@ -27,35 +27,46 @@ var interactive = func(stdin io.Reader) bool {
 	return ok && isTerminal(f)
 }
 
+// initOptions are the flags of init.
+type initOptions struct {
+	yes, force bool
+	out        string
+	envs       repeated
+}
+
+// initFlags are the flags of init; its usage goes to w.
+func initFlags(w io.Writer) (*flag.FlagSet, *initOptions) {
+	o := &initOptions{}
+	set := flag.NewFlagSet("sealmark init", flag.ContinueOnError)
+	set.SetOutput(w)
+	set.Usage = func() {
+		fmt.Fprint(w, "usage: sealmark init [--yes] [--force] [--out FILE] [--env NAME=VALUE]... -- COMMAND [ARGS...]\n\n"+
+			"Writes a commented sealmark.yaml that starts COMMAND as the server under test. A real path\n"+
+			"in ARGS or in an --env value gets {sandbox}/<name> offered instead (asked on a terminal).\n"+
+			"Exit 0 written, 2 usage error or the file exists without --force, 3 the file could not be written.\n\nflags:\n")
+		set.PrintDefaults()
+	}
+	set.BoolVar(&o.yes, "yes", false, "answer yes to every question: replace each real path with {sandbox}/<name>")
+	set.BoolVar(&o.force, "force", false, "overwrite the file when it exists")
+	set.StringVar(&o.out, "out", "sealmark.yaml", "write to `FILE`")
+	set.Var(&o.envs, "env", "give the server `NAME=VALUE` (repeatable; a secret-looking NAME goes to sandbox.keep_env, its value never into the file)")
+	return set, o
+}
+
 // initCmd writes a commented sealmark.yaml for the server command after --.
 // Paths in the arguments and in --env values get {sandbox}/<name> offered
 // instead: asked on a terminal, taken with --yes, otherwise kept with a
 // comment above each. Exit 0 written, 2 usage error or the file exists
 // without --force, 3 the file could not be written.
 func initCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var (
-		yes, force bool
-		out        string
-		envs       repeated
-	)
-	set := flag.NewFlagSet("sealmark init", flag.ContinueOnError)
-	set.SetOutput(stderr)
-	set.Usage = func() {
-		fmt.Fprint(stderr, "usage: sealmark init [--yes] [--force] [--out FILE] [--env NAME=VALUE]... -- COMMAND [ARGS...]\n\n"+
-			"Writes a commented sealmark.yaml that starts COMMAND as the server under test. A real path\n"+
-			"in ARGS or in an --env value gets {sandbox}/<name> offered instead (asked on a terminal).\n\nflags:\n")
-		set.PrintDefaults()
-	}
-	set.BoolVar(&yes, "yes", false, "answer yes to every question: replace each real path with {sandbox}/<name>")
-	set.BoolVar(&force, "force", false, "overwrite the file when it exists")
-	set.StringVar(&out, "out", "sealmark.yaml", "write to `FILE`")
-	set.Var(&envs, "env", "give the server `NAME=VALUE` (repeatable; a secret-looking NAME goes to sandbox.keep_env, its value never into the file)")
+	set, o := initFlags(stderr)
 	if err := set.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
+	yes, force, out, envs := o.yes, o.force, o.out, o.envs
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "sealmark init: "+format+"\n", a...)
 		return code

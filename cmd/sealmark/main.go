@@ -5,6 +5,7 @@
 //	sealmark run --packs core --json report.json -- ./my-server --stdio
 //	sealmark run --example
 //	sealmark run --fixture fs --into ./sealmark-fixtures
+//	sealmark help [COMMAND | config]
 //
 // Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage or
 // configuration error; 3 the harness could not run (the server did not
@@ -35,22 +36,10 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage: sealmark <command> [flags]
-
-commands:
-  run       start an MCP server in a sandbox and run the packs against it
-  init      write a commented sealmark.yaml for a server: sealmark init [--yes] [--force] [--out FILE] -- COMMAND [ARGS...]
-  doctor    check the settings, the command, the environment and this machine; starts nothing (exit 2 when a check failed)
-  diff      compare two JSON reports: sealmark diff OLD.json NEW.json (exit 1 when NEW regressed)
-  version   print the version
-
-Run "sealmark run -h" for the flags of run.
-`
-
 // run is the whole CLI; main only exits with its code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		writeUsage(stderr)
 		return 2
 	}
 	switch args[0] {
@@ -62,13 +51,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return initCmd(args[1:], stdin, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args[1:], stdout, stderr)
+	case "baseline":
+		return baselineCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "sealmark %s\n", version)
 		return 0
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+	case "help":
+		return helpCmd(args[1:], stdout, stderr)
+	case "-h", "--help":
+		writeUsage(stdout)
 		return 0
 	}
-	fmt.Fprintf(stderr, "sealmark: unknown command %q\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "sealmark: unknown command %q\n", args[0])
+	writeUsage(stderr)
 	return 2
 }

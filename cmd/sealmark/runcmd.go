@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -132,6 +133,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 3
 		}
 		return 0
+	}
+	if err := preflight(res); err != nil {
+		return usageErr("%v", err)
 	}
 	cfg, err := engineConfig(res, stderr)
 	if err != nil {
@@ -267,6 +271,31 @@ func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 		cfg.Files = append(cfg.Files, engine.File{Path: fl.Path, Content: fl.Content})
 	}
 	return cfg, nil
+}
+
+// preflight checks, before anything starts, the directories the run will
+// need: the sandbox's parent and the directory of each report file. A
+// mistake there is a usage error found now, not a harness error after the
+// whole run.
+func preflight(res *config.Resolved) error {
+	var errs []error
+	if d := res.SandboxDir; d != "" {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Errorf("%s: %q is not a directory; the sandbox is made under an existing directory", res.At("sandbox.dir"), d))
+		}
+	}
+	for _, out := range []struct{ key, path string }{{"report.json", res.JSON}, {"report.sarif", res.SARIF}, {"report.junit", res.JUnit}} {
+		if out.path == "" {
+			continue
+		}
+		dir := filepath.Dir(out.path)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Errorf("%s: the directory %q does not exist", res.At(out.key), dir))
+		} else if st, err := os.Stat(out.path); err == nil && st.IsDir() {
+			errs = append(errs, fmt.Errorf("%s: %q is a directory", res.At(out.key), out.path))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // writeFile writes one report format to path.

@@ -3,16 +3,21 @@ package config
 import (
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sealmark/sealmark/internal/netguard"
 )
 
 // Check reports the settings no run can use, each problem naming its keys
 // and where their values came from, all problems together:
 //   - no server: neither server.command nor server.url;
 //   - server.command and server.url both set without server.start;
+//   - server.url not an http or https URL of a loopback host (the harness
+//     contacts nothing else), {port} standing for any port;
 //   - server.start without server.url, or server.headers without server.url;
 //   - sandbox.max_mib or a timeout not above zero;
 //   - fail_on not one of low, medium, high, critical;
@@ -31,6 +36,11 @@ func (r *Resolved) Check() error {
 		add("no server: set server.command (or give the command after --) or server.url")
 	case command && url && !start:
 		add("%s and %s are both set without server.start: keep one, or set server.start to start the HTTP server at server.url", r.named("server.command"), r.named("server.url"))
+	}
+	if url {
+		if why := urlProblem(r.URL); why != "" {
+			add("%s: %s", r.at("server.url"), why)
+		}
 	}
 	if start && !url {
 		add("%s needs server.url, the URL the started server answers on", r.named("server.start"))
@@ -114,6 +124,10 @@ func (r *Resolved) at(key string) string {
 	return key
 }
 
+// At is key prefixed with where its value came from, as the messages of
+// Check name it: "sealmark.yaml:3: sandbox.dir", "flag --json: report.json".
+func (r *Resolved) At(key string) string { return r.at(key) }
+
 // named is key followed by its origin in parentheses, for a message naming
 // several keys.
 func (r *Resolved) named(key string) string {
@@ -145,6 +159,21 @@ func escapes(p string) string {
 	}
 	if clean := path.Clean(rest); clean == ".." || strings.HasPrefix(clean, "../") {
 		return "the path escapes the sandbox"
+	}
+	return ""
+}
+
+// urlProblem says why raw is not a URL the harness may contact, without
+// quoting it (it may hold a password); "" when it is one.
+func urlProblem(raw string) string {
+	u, err := neturl.Parse(strings.ReplaceAll(raw, "{port}", "1"))
+	switch {
+	case err != nil:
+		return "not a URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "want an http or https URL such as http://127.0.0.1:{port}/mcp"
+	case !netguard.Loopback(u.Hostname()):
+		return fmt.Sprintf("the harness only contacts loopback addresses (127.0.0.0/8, ::1, localhost), not %q", u.Hostname())
 	}
 	return ""
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/sealmark/sealmark/packs"
 )
 
 // Baseline is a file of accepted findings, each with a written reason:
@@ -95,4 +97,49 @@ func ApplyBaseline(rep *Report, b *Baseline) {
 			rep.StaleBaseline = append(rep.StaleBaseline, e.Probe+" "+e.Fingerprint)
 		}
 	}
+}
+
+// BaselineFrom makes a baseline that accepts every finding of rep's failing
+// probes, in report order, once each. A finding the report already marks
+// accepted keeps its justification; the others get justification, which may
+// be empty: LoadBaseline refuses an entry without one, so a baseline written
+// without a reason must be edited before it is used.
+func BaselineFrom(rep *Report, justification string) *Baseline {
+	b := &Baseline{Accepted: []BaselineEntry{}}
+	seen := map[[2]string]bool{}
+	for _, pk := range rep.Packs {
+		for _, pr := range pk.Probes {
+			if pr.Verdict != packs.Failed {
+				continue
+			}
+			for _, f := range pr.Findings {
+				fp := f.Fingerprint
+				if fp == "" {
+					fp = Fingerprint(pr.ID, f.Message)
+				}
+				if pr.ID == "" || seen[[2]string{pr.ID, fp}] {
+					continue // a probe without an ID cannot be matched by a baseline
+				}
+				seen[[2]string{pr.ID, fp}] = true
+				why := justification
+				if f.Accepted != "" {
+					why = f.Accepted
+				}
+				b.Accepted = append(b.Accepted, BaselineEntry{Probe: pr.ID, Fingerprint: fp, Justification: why})
+			}
+		}
+	}
+	return b
+}
+
+// WriteBaseline writes b as indented JSON, the form LoadBaseline reads.
+func WriteBaseline(w io.Writer, b *Baseline) error {
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report: encode baseline: %w", err)
+	}
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("report: write baseline: %w", err)
+	}
+	return nil
 }

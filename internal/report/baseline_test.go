@@ -56,3 +56,38 @@ func TestBaselineErrors(t *testing.T) {
 	_, err := LoadBaseline(filepath.Join(t.TempDir(), "missing.json"))
 	assert.ErrorContains(t, err, "missing.json")
 }
+
+func TestBaselineFromRoundTrips(t *testing.T) {
+	rep := &Report{Packs: []Pack{{Name: "core", Probes: []Probe{
+		{ID: "A", Verdict: packs.Failed, Severity: packs.High, Findings: []packs.Finding{
+			{Severity: packs.High, Message: "one", Fingerprint: "f1"},
+			{Severity: packs.Low, Message: "two", Fingerprint: "f2", Accepted: "known since v1"},
+			{Severity: packs.High, Message: "one again", Fingerprint: "f1"},
+		}},
+		{ID: "B", Verdict: packs.Passed, Findings: []packs.Finding{{Message: "a note", Fingerprint: "f3"}}},
+		{ID: "C", Verdict: packs.NotApplicable},
+	}}}}
+	b := BaselineFrom(rep, "")
+	assert.Equal(t, []BaselineEntry{{"A", "f1", ""}, {"A", "f2", "known since v1"}}, b.Accepted,
+		"failing probes' findings once each, an accepted one keeping its reason")
+
+	path := filepath.Join(t.TempDir(), "b.json")
+	write := func(b *Baseline) {
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, WriteBaseline(f, b))
+		require.NoError(t, f.Close())
+	}
+	write(b)
+	_, err := LoadBaseline(path)
+	require.Error(t, err, "an entry without a justification is refused until edited")
+	assert.Contains(t, err.Error(), "entry 0 (A f1): no justification")
+
+	write(BaselineFrom(rep, "accepted at release 2"))
+	loaded, err := LoadBaseline(path)
+	require.NoError(t, err)
+	ApplyBaseline(rep, loaded)
+	assert.Empty(t, rep.StaleBaseline)
+	assert.Equal(t, "accepted at release 2", rep.Packs[0].Probes[0].Findings[0].Accepted)
+	assert.Equal(t, 0, ExitCode(rep, packs.Low), "every finding accepted: the run passes")
+}

@@ -53,6 +53,9 @@ type DiffFinding struct {
 type VerdictChange struct {
 	Pack, ProbeID, ProbeName string
 	Old, New                 packs.Verdict
+	// Worst is what the probe weighs against a fail-on bar in the new
+	// report (see failWeight).
+	Worst packs.Severity
 }
 
 // DiffPack is a pack that ran in one report only.
@@ -68,6 +71,9 @@ type DiffProbe struct {
 	Pack, ProbeID, ProbeName string
 	// Verdict is the probe's verdict in the report it ran in.
 	Verdict packs.Verdict
+	// Worst is what the probe weighs against a fail-on bar in that report
+	// (see failWeight).
+	Worst packs.Severity
 	// Reason is why the probe did not run in the other report, when that
 	// report's NotCovered says.
 	Reason string
@@ -97,6 +103,54 @@ func (d DiffResult) Regressed() bool {
 	return false
 }
 
+// RegressedAt reports whether the new run is worse at the failOn bar, the
+// question sealmark diff --fail-on asks: a harness error, a new finding of
+// severity failOn or higher that the new run's baseline does not accept, or
+// a probe that now fails (or fails and ran only in the new run) whose worst
+// unaccepted finding, or its own severity when it has no finding, reaches
+// failOn. Unlike Regressed it ignores what falls below the bar.
+func (d DiffResult) RegressedAt(failOn packs.Severity) bool {
+	if d.NewHarnessError != "" {
+		return true
+	}
+	for _, f := range d.NewFindings {
+		if f.Accepted == "" && f.Severity >= failOn {
+			return true
+		}
+	}
+	for _, c := range d.VerdictChanges {
+		if c.New == packs.Failed && c.Worst >= failOn {
+			return true
+		}
+	}
+	for _, p := range d.ProbesOnlyInNew {
+		if p.Verdict == packs.Failed && p.Worst >= failOn {
+			return true
+		}
+	}
+	return false
+}
+
+// failWeight is what a probe weighs against a fail-on bar, as ExitCode
+// weighs it: the worst severity among its findings the baseline does not
+// accept, its own severity when it has no finding, Info (which no bar
+// reaches) when every finding is accepted or it did not fail.
+func failWeight(pr Probe) packs.Severity {
+	if pr.Verdict != packs.Failed {
+		return packs.Info
+	}
+	if len(pr.Findings) == 0 {
+		return pr.Severity
+	}
+	worst := packs.Info
+	for _, f := range pr.Findings {
+		if f.Accepted == "" && f.Severity > worst {
+			worst = f.Severity
+		}
+	}
+	return worst
+}
+
 // Diff compares two reports of the same server, oldRep first. A nil report
 // counts as an empty one.
 func Diff(oldRep, newRep *Report) DiffResult {
@@ -120,6 +174,7 @@ func Diff(oldRep, newRep *Report) DiffResult {
 			if was, ok := oldProbes[probeKey(pk, pr)]; ok && was.Verdict != pr.Verdict {
 				d.VerdictChanges = append(d.VerdictChanges, VerdictChange{
 					Pack: pk.Name, ProbeID: pr.ID, ProbeName: pr.Name, Old: was.Verdict, New: pr.Verdict,
+					Worst: failWeight(pr),
 				})
 			}
 		}
@@ -204,7 +259,7 @@ func onlyIn(rep, other *Report, otherProbes map[string]Probe) ([]DiffPack, []Dif
 		for _, pr := range pk.Probes {
 			if _, ok := otherProbes[probeKey(pk, pr)]; !ok {
 				prs = append(prs, DiffProbe{
-					Pack: pk.Name, ProbeID: pr.ID, ProbeName: pr.Name, Verdict: pr.Verdict,
+					Pack: pk.Name, ProbeID: pr.ID, ProbeName: pr.Name, Verdict: pr.Verdict, Worst: failWeight(pr),
 					Reason: notCoveredReason(other, pk.Name, pr.Name),
 				})
 			}

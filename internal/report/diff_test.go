@@ -273,3 +273,46 @@ func TestWriteDiffHarnessErrorsAndClass(t *testing.T) {
 		t.Errorf("WriteDiff of two empty reports = %q, want %q", buf.String(), want)
 	}
 }
+
+func TestDiffRegressedAt(t *testing.T) {
+	fail := func(id string, sev packs.Severity, fs ...packs.Finding) Probe {
+		return Probe{ID: id, Name: strings.ToLower(id), Verdict: packs.Failed, Severity: sev, Findings: fs}
+	}
+	pass := func(id string) Probe {
+		return Probe{ID: id, Name: strings.ToLower(id), Verdict: packs.Passed, Severity: packs.High}
+	}
+	medium := packs.Finding{Severity: packs.Medium, Message: "medium one"}
+	critical := packs.Finding{Severity: packs.Critical, Message: "critical one"}
+	accepted := critical
+	accepted.Accepted = "known, fixed in v3"
+	rep := func(probes ...Probe) *Report {
+		return &Report{Class: Standard, Packs: []Pack{{Name: "core", Probes: probes}}}
+	}
+	base := rep(pass("A"), pass("B"))
+	for _, tc := range []struct {
+		name      string
+		new       *Report
+		at        packs.Severity
+		want      bool
+		regressed bool // Regressed, for contrast
+	}{
+		{"nothing new", rep(pass("A"), pass("B")), packs.Low, false, false},
+		{"new medium finding, bar high", rep(fail("A", packs.High, medium), pass("B")), packs.High, false, true},
+		{"new medium finding, bar medium", rep(fail("A", packs.High, medium), pass("B")), packs.Medium, true, true},
+		{"new critical finding, bar high", rep(fail("A", packs.Medium, critical), pass("B")), packs.High, true, true},
+		{"new accepted critical finding", rep(fail("A", packs.High, accepted), pass("B")), packs.Low, false, true},
+		{"failing without findings, own severity high", rep(fail("A", packs.High), pass("B")), packs.High, true, true},
+		{"failing without findings, own severity low", rep(fail("A", packs.Low), pass("B")), packs.High, false, true},
+		{"new probe failing, bar critical", rep(pass("A"), pass("B"), fail("C", packs.High, critical)), packs.Critical, true, true},
+		{"new probe failing low", rep(pass("A"), pass("B"), fail("C", packs.Low)), packs.Medium, false, true},
+		{"harness error", &Report{Class: Standard, HarnessError: "did not start"}, packs.Critical, true, true},
+	} {
+		d := Diff(base, tc.new)
+		if got := d.RegressedAt(tc.at); got != tc.want {
+			t.Errorf("%s: RegressedAt(%s) = %v, want %v", tc.name, tc.at, got, tc.want)
+		}
+		if got := d.Regressed(); got != tc.regressed {
+			t.Errorf("%s: Regressed = %v, want %v", tc.name, got, tc.regressed)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,10 @@ import (
 //   - fail: <failure message="ID severity: first finding's message"
 //     type="severity"> with every finding and its evidence as text (a probe
 //     that failed without a finding is described by its reason);
+//     a finding the baseline accepts says so; a probe whose every finding
+//     is accepted gets <skipped message="ID accepted by the baseline:
+//     justification"/> instead, its findings in <system-out>, since it does
+//     not fail the run;
 //   - not-applicable: <skipped message="reason"/>; inconclusive: <skipped
 //     message="inconclusive: reason"/>;
 //   - error, or a verdict this writer does not know: <error message=...>;
@@ -122,14 +127,29 @@ func junitCaseFor(pk Pack, pr Probe) junitCase {
 			if f.CWE != "" {
 				body += "\n  cwe: " + clean(f.CWE)
 			}
+			if f.Accepted != "" {
+				body += "\n  accepted by the baseline: " + indent(f.Accepted, "    ")
+			}
 			text = append(text, head+": "+body)
 		}
 		if pr.Reason != "" && len(pr.Findings) > 0 {
 			text = append(text, "reason: "+indent(pr.Reason, "  "))
 		}
+		open := slices.IndexFunc(pr.Findings, func(f packs.Finding) bool { return f.Accepted == "" })
+		if len(pr.Findings) > 0 && open < 0 {
+			// Every finding accepted: it does not fail the run, so it
+			// does not fail the CI job either; the findings stay in view.
+			c.Skipped = &junitSkipped{Message: xmlText(id + " accepted by the baseline: " + firstLine(pr.Findings[0].Accepted))}
+			c.SystemOut = xmlText(strings.Join(text, "\n"))
+			break
+		}
+		first := fs[0]
+		if open > 0 {
+			first = pr.Findings[open]
+		}
 		c.Failure = &junitProblem{
-			Message: xmlText(id + " " + fs[0].Severity.String() + ": " + firstLine(fs[0].Message)),
-			Type:    fs[0].Severity.String(),
+			Message: xmlText(id + " " + first.Severity.String() + ": " + firstLine(first.Message)),
+			Type:    first.Severity.String(),
 			Text:    xmlText(strings.Join(text, "\n")),
 		}
 	case packs.NotApplicable:
@@ -150,6 +170,9 @@ func junitCaseFor(pk Pack, pr Probe) junitCase {
 		notes := make([]string, len(pr.Notes))
 		for i, n := range pr.Notes {
 			notes[i] = "note: " + indent(n, "  ")
+		}
+		if c.SystemOut != "" {
+			notes = append([]string{c.SystemOut}, notes...)
 		}
 		c.SystemOut = xmlText(strings.Join(notes, "\n"))
 	}

@@ -235,3 +235,33 @@ func TestWriteJUnitHostileText(t *testing.T) {
 		t.Errorf("failure text %q does not keep its lines apart, escaped", c.Failure.Text)
 	}
 }
+
+func TestWriteJUnitAcceptedFindings(t *testing.T) {
+	finding := func(msg, accepted string) packs.Finding {
+		return packs.Finding{Severity: packs.High, Message: msg, Accepted: accepted}
+	}
+	rep := &Report{Packs: []Pack{{Name: "core", Probes: []Probe{
+		{ID: "ALL", Name: "all-accepted", Verdict: packs.Failed, Severity: packs.High,
+			Findings: []packs.Finding{finding("one", "known since v1"), finding("two", "known since v2")}},
+		{ID: "SOME", Name: "some-accepted", Verdict: packs.Failed, Severity: packs.High,
+			Findings: []packs.Finding{finding("kept", "known since v1"), finding("open", "")}},
+	}}}}
+	Finalize(rep, nil)
+	doc, _ := readJUnit(t, rep)
+	if doc.Tests != 2 || doc.Failures != 1 || doc.Skipped != 1 {
+		t.Fatalf("tests=%d failures=%d skipped=%d, want 2 1 1", doc.Tests, doc.Failures, doc.Skipped)
+	}
+	all, some := doc.Suites[0].Cases[0], doc.Suites[0].Cases[1]
+	if all.Failure != nil || all.Skipped == nil || all.Skipped.Message != "ALL accepted by the baseline: known since v1" {
+		t.Errorf("all accepted: failure %+v skipped %+v, want skipped with the justification", all.Failure, all.Skipped)
+	}
+	if !strings.Contains(all.SystemOut, "ALL high: one") || !strings.Contains(all.SystemOut, "accepted by the baseline: known since v2") {
+		t.Errorf("all accepted: system-out %q lacks the findings", all.SystemOut)
+	}
+	if some.Failure == nil || some.Failure.Message != "SOME high: open" {
+		t.Fatalf("some accepted: failure %+v, want the open finding in the message", some.Failure)
+	}
+	if !strings.Contains(some.Failure.Text, "SOME high: kept\n  accepted by the baseline: known since v1") {
+		t.Errorf("some accepted: failure text %q does not mark the accepted finding", some.Failure.Text)
+	}
+}

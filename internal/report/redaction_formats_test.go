@@ -32,6 +32,9 @@ func TestRedactionSARIFAndJUnit(t *testing.T) {
 	rep.Packs[1].Probes[1].Verdict = packs.Inconclusive
 	// Findings of the other probes are not shown; let them be one of each.
 	rep.Packs[0].Probes[1].Findings = nil
+	// One finding accepted by the baseline (its justification shown), one
+	// not, so the probe still fails.
+	rep.Packs[0].Probes[0].Findings[1].Accepted = ""
 
 	r := redact.New()
 	r.Secret(testCanary, redact.MaskCanary)

@@ -30,7 +30,7 @@ type SARIFOptions struct {
 	// ArtifactURI is the file every result's location names, at line 1.
 	// Code scanning needs a file for each result, and a server's findings
 	// belong to no line of source, so results point at the file that
-	// describes the server (as osv-scanner points at a manifest). Give it
+	// describes the server. Give it
 	// relative to the repository root, with forward slashes, the same in
 	// every run: the file is part of an alert's identity. Default
 	// DefaultSARIFArtifact ("sealmark.yaml").
@@ -49,7 +49,9 @@ type SARIFOptions struct {
 //     finding's severity as level, message and evidence as text, the
 //     Fingerprint under SARIFFingerprintKey, verdict, confidence and pack as
 //     properties, and a location at line 1 of opts.ArtifactURI that names
-//     the server as a logical location. Not-applicable, inconclusive and
+//     the server as a logical location; a finding the baseline accepts
+//     carries an external, accepted suppression with the justification, so
+//     code scanning shows it as dismissed. Not-applicable, inconclusive and
 //     passing probes have no results;
 //   - invocations[0].executionSuccessful false when HarnessError is set,
 //     with the harness error, the sandbox cleanup error and each errored
@@ -272,6 +274,9 @@ func sarifResultFor(id string, ri int, pk Pack, pr Probe, f packs.Finding, loc s
 	if res.Message.Text == "" {
 		res.Message.Text = id + " failed" // SARIF requires a message text
 	}
+	if f.Accepted != "" {
+		res.Suppressions = []sarifSuppression{{Kind: "external", Status: "accepted", Justification: indent(f.Accepted, "")}}
+	}
 	return res
 }
 
@@ -336,13 +341,19 @@ type (
 		Index int    `json:"index"`
 	}
 	sarifResult struct {
-		RuleID              string            `json:"ruleId"`
-		RuleIndex           int               `json:"ruleIndex"`
-		Level               string            `json:"level"`
-		Message             sarifText         `json:"message"`
-		Locations           []sarifLocation   `json:"locations"`
-		PartialFingerprints map[string]string `json:"partialFingerprints"`
-		Properties          sarifResultProps  `json:"properties"`
+		RuleID              string             `json:"ruleId"`
+		RuleIndex           int                `json:"ruleIndex"`
+		Level               string             `json:"level"`
+		Message             sarifText          `json:"message"`
+		Locations           []sarifLocation    `json:"locations"`
+		PartialFingerprints map[string]string  `json:"partialFingerprints"`
+		Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
+		Properties          sarifResultProps   `json:"properties"`
+	}
+	sarifSuppression struct {
+		Kind          string `json:"kind"`
+		Status        string `json:"status"`
+		Justification string `json:"justification"`
 	}
 	sarifResultProps struct {
 		Pack       string `json:"pack"`

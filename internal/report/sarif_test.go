@@ -410,3 +410,45 @@ func TestWriteSARIFHostileText(t *testing.T) {
 		t.Errorf("message %q does not show the hostile text escaped, line by line", msg)
 	}
 }
+
+func TestWriteSARIFAcceptedFindingIsSuppressed(t *testing.T) {
+	fail := func(msg, accepted string) packs.Finding {
+		return packs.Finding{Severity: packs.High, Message: msg, Accepted: accepted}
+	}
+	rep := &Report{Packs: []Pack{{Name: "core", Probes: []Probe{{
+		ID: "X", Name: "x", Verdict: packs.Failed, Severity: packs.High,
+		Findings: []packs.Finding{fail("open", ""), fail("kept", "old clients need it\nuntil v3")},
+	}}}}}
+	Finalize(rep, nil)
+	_, raw := writeSARIF(t, rep, SARIFOptions{})
+	var doc struct {
+		Runs []struct {
+			Results []struct {
+				Message      struct{ Text string }
+				Suppressions []struct{ Kind, Status, Justification string }
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	res := doc.Runs[0].Results
+	if len(res) != 2 {
+		t.Fatalf("%d results, want 2: an accepted finding stays in the log", len(res))
+	}
+	for _, r := range res {
+		switch r.Message.Text {
+		case "open":
+			if len(r.Suppressions) != 0 {
+				t.Errorf("open finding suppressed: %+v", r.Suppressions)
+			}
+		case "kept":
+			want := []struct{ Kind, Status, Justification string }{{"external", "accepted", "old clients need it\nuntil v3"}}
+			if !slices.Equal(r.Suppressions, want) {
+				t.Errorf("accepted finding suppressions %+v, want %+v", r.Suppressions, want)
+			}
+		default:
+			t.Errorf("unexpected result %q", r.Message.Text)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sealmark/sealmark/internal/config"
+)
+
+// command is one subcommand as help lists it.
+type command struct {
+	name, summary string
+	// flags builds the command's flag set with its usage going to w; nil
+	// for a command without flags.
+	flags func(w io.Writer) *flag.FlagSet
+}
+
+// commands are the subcommands, in the order help lists them.
+var commands = []command{
+	{"run", "start an MCP server in a sandbox and run the packs against it", func(w io.Writer) *flag.FlagSet {
+		fs, _ := newRunFlags(w)
+		return fs
+	}},
+	{"init", "write a commented sealmark.yaml for a server command", func(w io.Writer) *flag.FlagSet {
+		fs, _ := initFlags(w)
+		return fs
+	}},
+	{"doctor", "check the settings, the command, the environment and this machine; starts nothing", func(w io.Writer) *flag.FlagSet {
+		fs, _ := doctorFlags(w)
+		return fs
+	}},
+	{"diff", "compare two JSON reports: new, fixed and changed findings (exit 1 on a regression)", func(w io.Writer) *flag.FlagSet {
+		fs, _ := diffFlags(w)
+		return fs
+	}},
+	{"baseline", "baseline write: accept a JSON report's findings in a baseline file", func(w io.Writer) *flag.FlagSet {
+		fs, _ := baselineFlags(w)
+		return fs
+	}},
+	{"version", "print the version", nil},
+	{"help", "this text; help COMMAND for a command's flags, help config for the sealmark.yaml keys", nil},
+}
+
+// writeUsage writes the top-level help: the commands, each with its flags,
+// and the exit codes.
+func writeUsage(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("usage: sealmark <command> [flags]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.summary)
+		if c.flags == nil {
+			continue
+		}
+		var names []string
+		c.flags(io.Discard).VisitAll(func(fl *flag.Flag) { names = append(names, "--"+fl.Name) })
+		for _, l := range wrap(strings.Join(names, " "), 66) {
+			fmt.Fprintf(&b, "  %-9s   %s\n", "", l)
+		}
+	}
+	b.WriteString("\nRun \"sealmark help COMMAND\" (or \"sealmark COMMAND -h\") for a command's flags, and\n" +
+		"\"sealmark help config\" for the sealmark.yaml keys with their flags and SEALMARK_* variables.\n\n" +
+		"Exit codes: 0 no finding at or above --fail-on; 1 findings (or a stale baseline entry);\n" +
+		"2 usage or configuration error; 3 the harness could not run (the server did not start, ...);\n" +
+		"128+n interrupted by signal n.\n")
+	io.WriteString(w, b.String())
+}
+
+// wrap breaks text into lines of at most width bytes at spaces.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// helpCmd prints the top-level help, a command's help or the config keys,
+// on stdout.
+func helpCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		writeUsage(stdout)
+		return 0
+	}
+	if len(args) > 1 {
+		fmt.Fprintf(stderr, "sealmark help: want one topic, got %d: %s\n", len(args), strings.Join(args, " "))
+		return 2
+	}
+	if args[0] == "config" {
+		if err := config.WriteReference(stdout); err != nil {
+			fmt.Fprintf(stderr, "sealmark help: %v\n", err)
+			return 3
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		if c.flags == nil {
+			fmt.Fprintf(stdout, "sealmark %s: %s\n", c.name, c.summary)
+			return 0
+		}
+		c.flags(stdout).Usage()
+		return 0
+	}
+	var topics []string
+	for _, c := range commands {
+		topics = append(topics, c.name)
+	}
+	fmt.Fprintf(stderr, "sealmark help: unknown topic %q: want config or one of %s\n", args[0], strings.Join(topics, ", "))
+	return 2
+}

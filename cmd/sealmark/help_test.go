@@ -1,0 +1,263 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/config"
+)
+
+// flagNames lists the flags of one command's flag set.
+func flagNames(c command) []string {
+	var names []string
+	if c.flags != nil {
+		c.flags(io.Discard).VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+	}
+	return names
+}
+
+func TestHelpListsEveryCommandFlagAndKey(t *testing.T) {
+	code, top, _ := sealmark(t, "help")
+	require.Equal(t, 0, code)
+	for _, args := range [][]string{{"-h"}, {"--help"}} {
+		code, out, _ := sealmark(t, args...)
+		assert.Equal(t, 0, code, "%v", args)
+		assert.Equal(t, top, out, "%v prints what help prints", args)
+	}
+	for _, c := range commands {
+		assert.Regexp(t, `(?m)^  `+c.name+` +\S`, top, "sealmark help lists %s", c.name)
+		code, own, errOut := sealmark(t, "help", c.name)
+		require.Equal(t, 0, code, "help %s: %s", c.name, errOut)
+		assert.Contains(t, own, c.name, "help %s", c.name)
+		for _, name := range flagNames(c) {
+			assert.Contains(t, top, "--"+name, "sealmark help lacks %s --%s", c.name, name)
+			assert.Regexp(t, `(?m)^  -`+regexp.QuoteMeta(name)+`\b`, own, "sealmark help %s lacks --%s", c.name, name)
+		}
+		if c.flags == nil {
+			continue
+		}
+		fs := c.flags(io.Discard)
+		fs.VisitAll(func(fl *flag.Flag) {
+			assert.NotEmpty(t, fl.Usage, "%s --%s has no usage text", c.name, fl.Name)
+		})
+		// COMMAND -h prints the same text, on stderr, and exits 0.
+		args := []string{c.name, "-h"}
+		if c.name == "baseline" {
+			args = []string{"baseline", "write", "-h"}
+		}
+		code, _, errOut = sealmark(t, args...)
+		assert.Equal(t, 0, code, "%v", args)
+		assert.Equal(t, own, errOut, "%v prints what help %s prints", args, c.name)
+	}
+
+	code, keys, _ := sealmark(t, "help", "config")
+	require.Equal(t, 0, code)
+	for _, r := range config.Reference() {
+		if r.FileKey {
+			assert.Regexp(t, `(?m)^  `+regexp.QuoteMeta(r.Key)+` `, keys, "help config lacks %s", r.Key)
+		}
+		for _, also := range []string{r.Flag, r.Env} {
+			assert.Contains(t, keys, also, "help config lacks %s of %s", also, r.Key)
+		}
+	}
+	assert.Contains(t, top, "sealmark help config")
+	for _, exit := range []string{"0 no finding", "1 findings", "2 usage or configuration error", "3 the harness could not run", "128+n"} {
+		assert.Contains(t, top, exit)
+	}
+}
+
+func TestHelpErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "nope"}, `sealmark help: unknown topic "nope": want config or one of run, init, doctor, diff, baseline, version, help`},
+		{[]string{"help", "run", "init"}, "sealmark help: want one topic, got 2: run init"},
+		{[]string{"baseline"}, "sealmark baseline: want the subcommand write, got nothing"},
+		{[]string{"baseline", "read"}, `sealmark baseline: want the subcommand write, got "read"`},
+	} {
+		code, out, errOut := sealmark(t, tc.args...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Empty(t, out, "%v: errors go to stderr", tc.args)
+		assert.Contains(t, errOut, tc.want, "%v", tc.args)
+	}
+}
+
+// flagError is a wrong use of one flag and what the error says.
+type flagError struct {
+	args []string
+	want string
+}
+
+// flagErrors holds, for every flag of every command, a wrong use. A flag
+// missing here fails TestEveryFlagHasAnErrorPath: a new flag needs one.
+func flagErrors(t *testing.T) map[string]map[string]flagError {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "exists")
+	require.NoError(t, os.WriteFile(existing, []byte("{}"), 0o600))
+	report := filepath.Join(dir, "report.json")
+	require.NoError(t, os.WriteFile(report, []byte(`{"schema":"sealmark.report/v1"}`), 0o600))
+	out := filepath.Join(dir, "out.yaml")
+	boolErr := func(name string) flagError {
+		return flagError{[]string{"--" + name + "=maybe"}, `invalid boolean value "maybe" for -` + name}
+	}
+	run := map[string]flagError{
+		"active":         {[]string{"--active", "--", "x"}, "--active needs confirmation: answer y on a terminal, or add --yes"},
+		"baseline":       {[]string{"--baseline", "/nonexistent/b.json", "--", "x"}, "baseline: open /nonexistent/b.json: no such file or directory"},
+		"call-timeout":   {[]string{"--call-timeout", "abc", "--", "x"}, `--call-timeout: want a duration such as "30s", got "abc"`},
+		"config":         {[]string{"--config", "/nonexistent/sealmark.yaml", "--", "x"}, "/nonexistent/sealmark.yaml"},
+		"env":            {[]string{"--env", "NOEQUALS", "--", "x"}, "--env: want NAME=VALUE"},
+		"example":        {[]string{"--example", "--", "x"}, "--example runs the bundled server; give no command with it"},
+		"explain-config": boolErr("explain-config"),
+		"fail-on":        {[]string{"--fail-on", "severe", "--", "x"}, `--fail-on: want low, medium, high or critical, got "severe"`},
+		"fixture":        {[]string{"--fixture", "zip", "--into", dir}, `--fixture "zip": want fs or git`},
+		"header":         {[]string{"--url", "http://127.0.0.1:9/mcp", "--header", "NoColon"}, `--header: want "Name: value"; an entry has no ":"`},
+		"into":           {[]string{"--into", dir}, "--fixture KIND and --into DIR go together"},
+		"json":           {[]string{"--json", "/nonexistent/r.json", "--", "x"}, `flag --json: report.json: the directory "/nonexistent" does not exist`},
+		"junit":          {[]string{"--junit", dir, "--", "x"}, `flag --junit: report.junit: "` + dir + `" is a directory`},
+		"keep-env":       {[]string{"--keep-env", "BAD=NAME", "--", "x"}, `--keep-env: want a comma-separated list of names, got "BAD=NAME"`},
+		"keep-sandbox":   boolErr("keep-sandbox"),
+		"max-mib":        {[]string{"--max-mib", "lots", "--", "x"}, `--max-mib: want an integer, got "lots"`},
+		"no-sandbox":     boolErr("no-sandbox"),
+		"packs":          {[]string{"--packs", "nope", "--", "x"}, `unknown pack "nope"`},
+		"quiet":          boolErr("quiet"),
+		"sandbox-dir":    {[]string{"--sandbox-dir", "/nonexistent/x", "--", "x"}, `flag --sandbox-dir: sandbox.dir: "/nonexistent/x" is not a directory`},
+		"sarif":          {[]string{"--sarif", "/nonexistent/r.sarif", "--", "x"}, `flag --sarif: report.sarif: the directory "/nonexistent" does not exist`},
+		"start":          {[]string{"--start", "x", "--", "y"}, "server.start (flag --start) needs server.url"},
+		"timeout":        {[]string{"--timeout", "soon", "--", "x"}, `--timeout: want a duration such as "30s", got "soon"`},
+		"url":            {[]string{"--url", "ftp://127.0.0.1/x"}, "flag --url: server.url: want an http or https URL"},
+		"yes":            boolErr("yes"),
+	}
+	doctor := map[string]flagError{}
+	for name, fe := range run {
+		if !slices.Contains(runOnlyFlags, name) && !slices.Contains([]string{"fixture", "into"}, name) {
+			doctor[name] = fe
+		}
+	}
+	return map[string]map[string]flagError{
+		"run":    run,
+		"doctor": doctor,
+		"init": {
+			"env":   {[]string{"--out", out, "--env", "NOEQUALS", "--", "node"}, "sealmark init: --env: want NAME=VALUE"},
+			"force": {[]string{"--out", existing, "--", "node"}, "sealmark init: " + existing + " exists; pass --force to overwrite it"},
+			"out":   {[]string{"--out", "", "--", "node"}, "sealmark init: --out: want a file name"},
+			"yes":   boolErr("yes"),
+		},
+		"diff": {
+			"fail-on": {[]string{"--fail-on", "severe", report, report}, `sealmark diff: --fail-on: want low, medium, high or critical, got "severe"`},
+		},
+		"baseline": {
+			"force":         {[]string{"write", "--out", existing, report}, "sealmark baseline write: " + existing + " exists; pass --force to overwrite it"},
+			"out":           {[]string{"write", "--out", "", report}, "sealmark baseline write: --out: want a file name"},
+			"justification": {[]string{"write", "--out", out, "--justification", "  ", report}, "sealmark baseline write: --justification: want a reason, got only spaces"},
+		},
+	}
+}
+
+func TestEveryFlagHasAnErrorPath(t *testing.T) {
+	t.Chdir(t.TempDir()) // no ./sealmark.yaml of the caller's
+	cases := flagErrors(t)
+	for _, c := range commands {
+		names := flagNames(c)
+		for _, name := range names {
+			fe, ok := cases[c.name][name]
+			if !assert.True(t, ok, "%s --%s has no error-path case in flagErrors", c.name, name) {
+				continue
+			}
+			args := append([]string{c.name}, fe.args...)
+			code, out, errOut := sealmark(t, args...)
+			assert.Equal(t, 2, code, "%v: stdout %s stderr %s", args, out, errOut)
+			assert.Contains(t, out+errOut, fe.want, "%v", args)
+		}
+		for name := range cases[c.name] {
+			assert.Contains(t, names, name, "flagErrors has a case for %s --%s, which does not exist", c.name, name)
+		}
+	}
+}
+
+// keyErrors holds, for every sealmark.yaml key, a file with a wrong value
+// for it and the line the error must name.
+var keyErrors = map[string]struct {
+	yaml string
+	line int
+}{
+	"server.command":    {"server:\n  command: [a]\n", 2},
+	"server.args":       {"server:\n  args: {a: 1}\n", 2},
+	"server.env":        {"server:\n  env: [a]\n", 2},
+	"server.url":        {"server:\n  url: [a]\n", 2},
+	"server.headers":    {"server:\n  headers: [a]\n", 2},
+	"server.files":      {"server:\n  files: [a]\n", 2},
+	"server.start":      {"server:\n  start: {a: 1}\n", 2},
+	"sandbox.keep_env":  {"sandbox:\n  keep_env: {a: 1}\n", 2},
+	"sandbox.scrub_env": {"sandbox:\n  scrub_env: maybe\n", 2},
+	"sandbox.dir":       {"sandbox:\n  dir: [a]\n", 2},
+	"sandbox.max_mib":   {"sandbox:\n  max_mib: lots\n", 2},
+	"sandbox.network":   {"sandbox:\n  network: open\n", 2},
+	"packs":             {"packs: {a: 1}\n", 1},
+	"hints":             {"hints: [a]\n", 1},
+	"probes":            {"probes: 5\n", 1},
+	"fail_on":           {"fail_on: severe\n", 1},
+	"baseline":          {"baseline: [a]\n", 1},
+	"timeouts.start":    {"timeouts:\n  start: soon\n", 2},
+	"timeouts.call":     {"timeouts:\n  call: soon\n", 2},
+	"report.json":       {"report:\n  json: [a]\n", 2},
+	"report.sarif":      {"report:\n  sarif: [a]\n", 2},
+	"report.junit":      {"report:\n  junit: [a]\n", 2},
+	"db.admin_dsn":      {"db:\n  admin_dsn: [a]\n", 2},
+}
+
+func TestEveryKeyHasAnErrorPath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	fileKeys := 0
+	for _, r := range config.Reference() {
+		if !r.FileKey {
+			continue
+		}
+		fileKeys++
+		ke, ok := keyErrors[r.Key]
+		if !assert.True(t, ok, "key %s has no error-path case in keyErrors", r.Key) {
+			continue
+		}
+		require.NoError(t, os.WriteFile("sealmark.yaml", []byte(ke.yaml), 0o600))
+		for _, cmd := range []string{"run", "doctor"} {
+			code, out, errOut := sealmark(t, cmd)
+			assert.Equal(t, 2, code, "%s with %q", cmd, ke.yaml)
+			assert.Regexp(t, `sealmark\.yaml:`+strconv.Itoa(ke.line)+`: `+regexp.QuoteMeta(r.Key)+`: \S`, out+errOut, "%s with %q", cmd, ke.yaml)
+		}
+	}
+	assert.Len(t, keyErrors, fileKeys, "keyErrors names a key that is not one")
+}
+
+func TestREADMEDocumentsEveryCommandFlagAndKey(t *testing.T) {
+	raw, err := os.ReadFile(readmeFile)
+	require.NoError(t, err)
+	readme := string(raw)
+	for _, c := range commands {
+		assert.Contains(t, readme, "`sealmark "+c.name, "README.md lacks the command %s", c.name)
+		for _, name := range flagNames(c) {
+			assert.Regexp(t, "`--"+regexp.QuoteMeta(name)+"[` =]", readme, "README.md lacks %s --%s", c.name, name)
+		}
+	}
+	for _, r := range config.Reference() {
+		if r.FileKey {
+			assert.Contains(t, readme, "| `"+r.Key+"` |", "README.md's key table lacks %s", r.Key)
+		}
+		if r.Env != "" {
+			assert.Contains(t, readme, "`"+r.Env+"`", "README.md lacks %s", r.Env)
+		}
+	}
+	flat := strings.Join(strings.Fields(readme), " ")
+	for _, exit := range []string{"0 no finding at or above", "1 findings", "2 usage or configuration error", "3 the harness could not run", "128+n interrupted by signal n"} {
+		assert.Contains(t, flat, exit, "README.md's exit codes")
+	}
+}
