@@ -1,6 +1,8 @@
 package core
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/sealmark/sealmark/observers"
@@ -30,7 +32,7 @@ var noOrphans = packs.Probe{
 			return
 		}
 		for _, r := range p.Observed.Survivors() {
-			p.Reportf("a process of the server outlived it: %s", r.Summary).Evidencef("process", "%s", r.Summary)
+			p.Reportf("a process of the server outlived it: %s", stableProcess(r)).Evidencef("process", "%s", r.Summary)
 		}
 	},
 }
@@ -85,11 +87,33 @@ var noListener = packs.Probe{
 			if r.Kind != observers.KindSocket || r.Data["op"] != "listen" {
 				continue
 			}
-			f := p.Reportf("the server opened a listening socket: %s", r.Summary)
+			f := p.Reportf("the server opened a listening socket: %s", stableSocket(p, r))
 			f.Evidencef("sockets", "%s", r.Summary)
 			if r.Data["scope"] == "all-interfaces" {
 				f.Severity = packs.High
 			}
 		}
 	},
+}
+
+// stableSocket describes a listening socket record without what changes
+// from run to run (the pid, the inode, a port the server picked itself),
+// so that the finding's message, and with it its fingerprint, is the same
+// in every run; the record itself goes into the evidence.
+func stableSocket(p *packs.Pass, r observers.Record) string {
+	port := "a port of its own"
+	if r.Data["port"] != "" && r.Data["port"] == p.Vars["port"] {
+		port = "{port}"
+	}
+	return fmt.Sprintf("%s on %s, %s (%s)", r.Data["proto"], r.Data["addr"], port, r.Data["scope"])
+}
+
+// stableProcess describes a process record by its command line, without
+// its pid.
+func stableProcess(r observers.Record) string {
+	var argv []string
+	if err := json.Unmarshal([]byte(r.Data["argv"]), &argv); err == nil && len(argv) > 0 {
+		return strings.Join(argv, " ")
+	}
+	return "[" + r.Data["comm"] + "]"
 }

@@ -256,7 +256,7 @@ var httpLoopbackOnly = packs.Probe{
 		}
 		for _, r := range p.Observed.Pack() {
 			if r.Kind == observers.KindSocket && r.Data["op"] == "listen" && r.Data["scope"] == "all-interfaces" {
-				p.Reportf("the server listens on all interfaces: %s", r.Summary).Evidencef("sockets", "%s", r.Summary)
+				p.Reportf("the server listens on all interfaces: %s", stableSocket(p, r)).Evidencef("sockets", "%s", r.Summary)
 			}
 		}
 	},
