@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -182,10 +183,15 @@ func (v *probeView) Survivors() []observers.Record {
 		if v.pr.proc != nil && p.PID == v.pr.proc.Pid() {
 			continue
 		}
+		argv := make([]string, len(p.Argv))
+		for i, a := range p.Argv {
+			argv[i] = v.pr.e.redactor.String(a)
+		}
+		js, _ := json.Marshal(argv)
 		out = append(out, observers.Record{
 			Kind: observers.KindProcess, Observer: "process", Time: time.Now().UTC(),
-			Summary: fmt.Sprintf("pid %d (%s) is alive", p.PID, v.pr.e.redactor.String(strings.Join(p.Argv, " "))),
-			Data:    map[string]string{"op": "alive", "pid": fmt.Sprint(p.PID), "ppid": fmt.Sprint(p.PPID), "exe": p.Exe},
+			Summary: fmt.Sprintf("pid %d (%s) is alive", p.PID, strings.Join(argv, " ")),
+			Data:    map[string]string{"op": "alive", "pid": fmt.Sprint(p.PID), "ppid": fmt.Sprint(p.PPID), "exe": p.Exe, "argv": string(js)},
 		})
 	}
 	return out

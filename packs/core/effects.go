@@ -105,7 +105,7 @@ func stableSocket(p *packs.Pass, r observers.Record) string {
 	if r.Data["port"] != "" && r.Data["port"] == p.Vars["port"] {
 		port = "{port}"
 	}
-	return fmt.Sprintf("%s on %s, %s (%s)", r.Data["proto"], r.Data["addr"], port, r.Data["scope"])
+	return fmt.Sprintf("%s on %s, %s (%s)", r.Data["proto"], r.Data["addr"], port, strings.ReplaceAll(r.Data["scope"], "-", " "))
 }
 
 // stableProcess describes a process record by its command line, without
