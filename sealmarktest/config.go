@@ -41,6 +41,12 @@ type Config struct {
 	KeepSandbox bool
 	// MaxMiB is the sandbox size limit (default 1024).
 	MaxMiB int
+	// LayersOff turns containment layers off (sandbox.layers_off): any of
+	// "landlock", "seccomp", "namespaces", "cgroup" and "fsize". The report's
+	// isolation line says "off by config" for each and the run is CUSTOM; an
+	// unknown name fails the test before anything starts. For diagnosing a
+	// server that cannot run contained.
+	LayersOff []string
 	// Packs selects packs by name; empty means every pack. go test -run
 	// Packs/<name> selects further.
 	Packs []string
@@ -63,7 +69,7 @@ func (c Config) engine() (engine.Config, error) {
 	ec := engine.Config{
 		Command: c.Command, Args: c.Args, KeepEnv: c.KeepEnv, InheritEnv: c.InheritEnv,
 		NoSandbox: c.NoSandbox, SandboxDir: c.SandboxDir, KeepSandbox: c.KeepSandbox, MaxMiB: c.MaxMiB,
-		Packs: c.Packs, Active: c.Active, StartTimeout: c.StartTimeout, CallTimeout: c.CallTimeout,
+		LayersOff: c.LayersOff, Packs: c.Packs, Active: c.Active, StartTimeout: c.StartTimeout, CallTimeout: c.CallTimeout,
 		Version: Version,
 	}
 	names := make([]string, 0, len(c.Env))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/sealmarktest"
 )
@@ -26,10 +27,14 @@ func TestMain(m *testing.M) {
 func fixtureServer(t *testing.T, flaws string) sealmarktest.Config {
 	self, err := os.Executable()
 	require.NoError(t, err)
-	return sealmarktest.Config{
+	cfg := sealmarktest.Config{
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
 		SandboxDir: os.Getenv("VICTIM_SANDBOX_DIR"), StartTimeout: 3 * time.Second,
 	}
+	if off := os.Getenv("VICTIM_LAYERS_OFF"); off != "" {
+		cfg.LayersOff = strings.Split(off, ",")
+	}
+	return cfg
 }
 
 // TestPacks is what a user writes: the well-behaved fixture passes.
@@ -81,6 +86,34 @@ func TestFindingFailsTheProbe(t *testing.T) {
 	entries, err := os.ReadDir(sandboxes)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the sandbox is deleted at cleanup")
+}
+
+func TestLayersOffMakesTheRunCustom(t *testing.T) {
+	reportPath := filepath.Join(t.TempDir(), "report.json")
+	t.Setenv("VICTIM_LAYERS_OFF", "landlock,fsize")
+	out, err, _ := victim(t, "", "^TestVictim$/^core$/^initialize$", "-sealmark.report="+reportPath)
+	require.NoError(t, err, out)
+	raw, err := os.ReadFile(reportPath)
+	require.NoError(t, err, "the report is written")
+	var rep struct {
+		Class        string
+		ClassReasons []string
+		Sandbox      struct{ Isolation string }
+	}
+	require.NoError(t, json.Unmarshal(raw, &rep))
+	assert.Equal(t, "CUSTOM", rep.Class)
+	assert.Contains(t, rep.ClassReasons, "sandbox.layers_off: landlock, fsize: the server ran with weaker containment")
+	assert.NotContains(t, rep.Sandbox.Isolation, "fs=landlock(", "landlock is off")
+	assert.NotContains(t, rep.Sandbox.Isolation, "rlimits=fsize", "the file size cap is off")
+	if probe := contain.Probe(); probe.LandlockFS.Applied && probe.FileSize.Applied {
+		assert.Contains(t, rep.Sandbox.Isolation, "fs=none(landlock-fs: off by config)")
+		assert.Contains(t, rep.Sandbox.Isolation, "rlimits=none(rlimit-fsize: off by config)")
+	}
+
+	t.Setenv("VICTIM_LAYERS_OFF", "selinux")
+	out, err, _ = victim(t, "", "^TestVictim$")
+	require.Error(t, err, "an unknown layer fails the test")
+	assert.Contains(t, out, `sealmarktest: unknown containment layer "selinux" in sandbox.layers_off (known: landlock, seccomp, namespaces, cgroup, fsize)`)
 }
 
 func TestRunSelectsOneProbe(t *testing.T) {

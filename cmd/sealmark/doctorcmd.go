@@ -114,7 +114,11 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		d.paths(res)
 		d.database(res.DBAdminDSN)
 	}
-	d.isolation()
+	var off []string
+	if res != nil && !res.NoSandbox {
+		off = res.LayersOff
+	}
+	d.isolation(off, sandboxMiB(res))
 	if res != nil {
 		fmt.Fprintln(stdout, "\nsettings (value, and where it came from):")
 		var b strings.Builder
@@ -368,9 +372,14 @@ func (d *doctor) paths(res *config.Resolved) {
 
 // isolation says which isolation mechanisms this machine offers
 // (contain.Probe tries each once, in a child of its own) and whether /proc,
-// which the process and sockets observers read, is there.
-func (d *doctor) isolation() {
+// which the process and sockets observers read, is there. The layers off
+// (sandbox.layers_off) say "off by config", as a run's isolation line does.
+func (d *doctor) isolation(off []string, maxMiB int) {
 	i := contain.Probe()
+	if len(off) > 0 {
+		i = layersOff(i, off, maxMiB)
+		d.warn("isolation", "sandbox.layers_off: %s: the server runs with weaker containment and the run is CUSTOM", strings.Join(off, ", "))
+	}
 	if i.NetNS.Applied || i.LandlockNet.Applied {
 		d.ok("isolation", "%s", i.Line())
 	} else {
@@ -381,6 +390,30 @@ func (d *doctor) isolation() {
 		return
 	}
 	d.ok("isolation", "/proc: present")
+}
+
+// layersOff narrows what the machine offers to what a run with the layers
+// off gets, with the off-switches the engine gives contain.Options.
+func layersOff(i contain.Isolation, off []string, maxMiB int) contain.Isolation {
+	on := func(layer string) bool { return !slices.Contains(off, layer) }
+	o := contain.Options{SandboxTop: filepath.Join(os.TempDir(), "sandbox"), Landlock: on("landlock"),
+		Egress: on("seccomp"), Cgroup: on("cgroup"), NetNS: on("namespaces")}
+	if on("fsize") {
+		o.MaxFileBytes = 2 * int64(maxMiB) << 20
+	}
+	i = i.For(o)
+	if !on("fsize") && !i.FileSize.Applied && i.FileSize.Why == "no limit set" {
+		i.FileSize = contain.Layer{Name: i.FileSize.Name, Why: "off by config"}
+	}
+	return i
+}
+
+// sandboxMiB is sandbox.max_mib of res, or its default when res is nil.
+func sandboxMiB(res *config.Resolved) int {
+	if res == nil {
+		return config.Defaults().MaxMiB
+	}
+	return res.MaxMiB
 }
 
 // database checks the db admin DSN: reachable when it names a loopback

@@ -469,13 +469,21 @@ server:
   # before "sealmark run".
 `)
 		line("  ", "keep_env: ["+strings.Join(quoted, ", ")+"]")
-		b.WriteString("  # max_mib: 1024\n\n")
+		b.WriteString("  # max_mib: 1024\n" +
+			"  # Containment layers to turn off, only to diagnose a server that cannot\n" +
+			"  # run contained (landlock, seccomp, namespaces, cgroup, fsize); the run\n" +
+			"  # becomes CUSTOM:\n" +
+			"  # layers_off: [\"landlock\"]\n\n")
 	} else {
 		b.WriteString(`# Variables copied from your environment when they are set (everything else
-# of your environment stays behind), and the sandbox's size limit:
+# of your environment stays behind), the sandbox's size limit, and the
+# containment layers to turn off, only to diagnose a server that cannot run
+# contained (landlock, seccomp, namespaces, cgroup, fsize; the run becomes
+# CUSTOM):
 # sandbox:
 #   keep_env: ["HTTP_PROXY", "HTTPS_PROXY"]
 #   max_mib: 1024
+#   layers_off: ["landlock"]
 
 `)
 	}

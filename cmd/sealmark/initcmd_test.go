@@ -78,7 +78,7 @@ func TestInitWritesAParseableFile(t *testing.T) {
 	assert.Equal(t, argv[0], s.Command)
 	assert.Equal(t, argv[1:], s.Args)
 	assert.Equal(t, []config.KV{{Name: "LOG_LEVEL", Value: "debug"}}, s.Env)
-	for _, commented := range []string{"keep_env:", "# packs:", "# fail_on:", "# report:", "#   sarif:", "# files:"} {
+	for _, commented := range []string{"keep_env:", "# packs:", "# fail_on:", "# report:", "#   sarif:", "# files:", "#   layers_off:"} {
 		assert.Contains(t, raw, commented)
 	}
 	assert.NotRegexp(t, `(?m)^\s*-*(active|yes)\s*:`, raw, "never an active or yes key")

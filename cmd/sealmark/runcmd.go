@@ -67,6 +67,7 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.String("timeout", "30s", "bound on each server start up to its tool list")
 	fs.String("call-timeout", "10s", "bound on each request")
 	fs.String("max-mib", "1024", "sandbox size limit in MiB (sandbox.max_mib)")
+	fs.String("layers-off", "", "turn off these containment `LAYERS` (comma-separated: "+strings.Join(engine.Layers, ", ")+"); the run is CUSTOM")
 	fs.String("url", "", "an HTTP server's MCP endpoint, a loopback `URL` (placeholders expand: http://127.0.0.1:{port}/mcp)")
 	fs.Var(&repeated{}, "header", "an HTTP header `Name: value` for --url (repeatable)")
 	fs.String("start", "", "a `COMMAND` line that starts the HTTP server for --url, in the sandbox's throwaway directory (no shell)")
@@ -222,7 +223,7 @@ func resolve(f *runFlags, fs *flag.FlagSet, rest []string) (*config.Resolved, er
 	if len(res.Probes) > 0 {
 		known = append(known, config.UserPack)
 	}
-	if err := errors.Join(res.Check(), res.CheckPacks(known)); err != nil {
+	if err := errors.Join(res.Check(), res.CheckPacks(known), res.CheckLayers(engine.Layers)); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -243,7 +244,7 @@ func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 	cfg := engine.Config{
 		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
 		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
-		Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
+		LayersOff: s.LayersOff, Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
 		Log: log, Version: version,
 	}
 	for _, kv := range s.Env {

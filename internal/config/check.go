@@ -26,7 +26,8 @@ import (
 //     MaxFileBytes;
 //   - a server.env entry with an invalid name.
 //
-// Pack names are checked by CheckPacks, which needs the list of packs.
+// Pack names are checked by CheckPacks, which needs the list of packs, and
+// containment layers by CheckLayers, which needs the list of layers.
 func (r *Resolved) Check() error {
 	var errs []error
 	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
@@ -96,6 +97,22 @@ func (r *Resolved) CheckPacks(known []string) error {
 	for _, name := range hinted {
 		if !slices.Contains(known, name) {
 			errs = append(errs, fmt.Errorf("%s: hints for unknown pack %q%s (%s)", r.at("hints."+name), name, nearest(name, sorted), list))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CheckLayers reports every name in sandbox.layers_off that is not among
+// known, the containment layers the engine can turn off (the CLI passes
+// engine.Layers): "sealmark.yaml:7: sandbox.layers_off: unknown containment
+// layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize)".
+// known is listed in its own order.
+func (r *Resolved) CheckLayers(known []string) error {
+	list := "known: " + strings.Join(known, ", ")
+	var errs []error
+	for _, name := range r.LayersOff {
+		if !slices.Contains(known, name) {
+			errs = append(errs, fmt.Errorf("%s: unknown containment layer %q%s (%s)", r.at("sandbox.layers_off"), name, nearest(name, known), list))
 		}
 	}
 	return errors.Join(errs...)

@@ -103,3 +103,45 @@ func TestCheckPacks(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoError(t, ok.CheckPacks(known))
 }
+
+func TestCheckLayers(t *testing.T) {
+	known := []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize"}
+	const list = "(known: landlock, seccomp, namespaces, cgroup, fsize)"
+	for _, tc := range []struct {
+		name, yaml string
+		env        []string
+		flags      map[string]string
+		want       string
+	}{
+		{name: "the file's line", yaml: "server:\n  command: npx\nsandbox:\n  max_mib: 10\n\n\n  layers_off: [landlock, selinux]\n",
+			want: `sealmark.yaml:7: sandbox.layers_off: unknown containment layer "selinux" ` + list},
+		{name: "a near miss", yaml: "server:\n  command: npx\nsandbox:\n  layers_off: [namespace, Cgroup, seccmp]\n",
+			want: `sealmark.yaml:4: sandbox.layers_off: unknown containment layer "namespace" (did you mean namespaces?) ` + list + "\n" +
+				`sealmark.yaml:4: sandbox.layers_off: unknown containment layer "Cgroup" (did you mean cgroup?) ` + list + "\n" +
+				`sealmark.yaml:4: sandbox.layers_off: unknown containment layer "seccmp" (did you mean seccomp?) ` + list},
+		{name: "the environment", yaml: "server:\n  command: npx\n", env: []string{"SEALMARK_LAYERS_OFF=netns"},
+			want: `env SEALMARK_LAYERS_OFF: sandbox.layers_off: unknown containment layer "netns" ` + list},
+		{name: "a flag over the file", yaml: "server:\n  command: npx\nsandbox:\n  layers_off: [landlock]\n",
+			flags: map[string]string{"layers-off": "fsize,rlimit"},
+			want:  `flag --layers-off: sandbox.layers_off: unknown containment layer "rlimit" ` + list},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := resolve(t, tc.yaml, tc.env, tc.flags)
+			require.NoError(t, err)
+			require.NoError(t, r.Check(), "only CheckLayers knows the layers")
+			err = r.CheckLayers(known)
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+
+	for _, yaml := range []string{
+		"server:\n  command: npx\n",
+		"server:\n  command: npx\nsandbox:\n  layers_off: []\n",
+		"server:\n  command: npx\nsandbox:\n  layers_off: [landlock, seccomp, namespaces, cgroup, fsize]\n",
+	} {
+		ok, err := resolve(t, yaml, nil, nil)
+		require.NoError(t, err)
+		assert.NoError(t, ok.CheckLayers(known), "%q", yaml)
+	}
+}

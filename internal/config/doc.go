@@ -14,7 +14,7 @@
 //	if err != nil {
 //		return err // SEALMARK_ACTIVE: --active has no environment form; pass --active
 //	}
-//	if err := errors.Join(res.Check(), res.CheckPacks(packNames)); err != nil {
+//	if err := errors.Join(res.Check(), res.CheckPacks(packNames), res.CheckLayers(engine.Layers)); err != nil {
 //		return err
 //	}
 //	res.Explain(os.Stderr) // server.env.API_KEY = <redacted>   (sealmark.yaml:9)
@@ -53,6 +53,8 @@
 //	sandbox.scrub_env    -                                   SEALMARK_SCRUB_ENV (true/false)
 //	sandbox.dir          sandbox-dir: --sandbox-dir          SEALMARK_SANDBOX_DIR
 //	sandbox.max_mib      max-mib: --max-mib                  SEALMARK_MAX_MIB
+//	sandbox.layers_off   layers-off: --layers-off, comma     SEALMARK_LAYERS_OFF (comma list)
+//	                       list
 //	sandbox.network      -                                   -
 //	(no file key)        no-sandbox: --no-sandbox            -
 //	(no file key)        keep-sandbox: --keep-sandbox        -

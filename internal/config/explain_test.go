@@ -39,7 +39,7 @@ db:
 
 var (
 	explainEnv   = []string{"SEALMARK_PACKS=core,db", "SEALMARK_TIMEOUT=45s"}
-	explainFlags = map[string]string{"header": "X-Api-Key: flag-header-secret", "fail-on": "critical"}
+	explainFlags = map[string]string{"header": "X-Api-Key: flag-header-secret", "fail-on": "critical", "layers-off": "landlock,cgroup"}
 )
 
 // explainWant is Explain's exact output for explainFile, explainEnv and
@@ -61,6 +61,7 @@ sandbox.keep_env = ["HTTP_PROXY"]   (sealmark.yaml:16)
 sandbox.scrub_env = true   (default)
 sandbox.dir = ""   (default)
 sandbox.max_mib = 1024   (default)
+sandbox.layers_off = ["landlock", "cgroup"]   (flag --layers-off)
 sandbox.network = closed   (default)
 --no-sandbox = false   (default)
 --keep-sandbox = false   (default)

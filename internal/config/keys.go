@@ -11,7 +11,7 @@ type kind int
 
 const (
 	kindString   kind = iota // a YAML string
-	kindNames                // a list of names (packs, variable names)
+	kindNames                // a list of names (packs, variable names, layers)
 	kindArgs                 // a list of scalars, each taken as written
 	kindEnv                  // a map of variable name to a scalar taken as written
 	kindHeaders              // a map of header name to a scalar taken as written
@@ -47,6 +47,7 @@ var settings = []setting{
 	{key: "sandbox.scrub_env", kind: kindBool, field: func(s *Settings) any { return &s.ScrubEnv }},
 	{key: "sandbox.dir", kind: kindString, field: func(s *Settings) any { return &s.SandboxDir }},
 	{key: "sandbox.max_mib", kind: kindInt, field: func(s *Settings) any { return &s.MaxMiB }},
+	{key: "sandbox.layers_off", kind: kindNames, field: func(s *Settings) any { return &s.LayersOff }},
 	{key: "sandbox.network", kind: kindNetwork},
 	{key: "--no-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.NoSandbox }},
 	{key: "--keep-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.KeepSandbox }},

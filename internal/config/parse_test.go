@@ -39,6 +39,7 @@ sandbox:
   dir: /var/tmp/sm
   max_mib: 2048
   network: closed
+  layers_off: [seccomp, fsize]
 packs: [core, fs]
 hints:
   fs:
@@ -93,6 +94,7 @@ var goodFiles = []struct {
 		s.ScrubEnv = false
 		s.SandboxDir = "/var/tmp/sm"
 		s.MaxMiB = 2048
+		s.LayersOff = []string{"seccomp", "fsize"}
 		s.Packs = []string{"core", "fs"}
 		s.Hints = map[string]map[string]any{
 			"fs": {"read_tool": "read_file", "depth": 3, "roots": []any{"{sandbox}", 2}},
@@ -107,8 +109,8 @@ var goodFiles = []struct {
 	}, lines: map[string]int{
 		"server": 2, "server.command": 3, "server.args": 4, "server.env": 5, "server.env.API_KEY": 6,
 		"server.env.DATA_DIR": 8, "server.headers.X-Trace": 12, "server.files.{sandbox}/etc/app.ini": 15,
-		"server.start": 18, "sandbox.network": 24, "packs": 25, "hints": 26, "hints.fs": 27,
-		"hints.fs.depth": 29, "hints.db": 31, "fail_on": 32, "timeouts.call": 36, "db.admin_dsn": 42,
+		"server.start": 18, "sandbox.network": 24, "sandbox.layers_off": 25, "packs": 26, "hints": 27,
+		"hints.fs": 28, "hints.fs.depth": 30, "hints.db": 32, "fail_on": 33, "timeouts.call": 37, "db.admin_dsn": 43,
 	}},
 	{name: "values for the server are taken as written", yaml: `server:
   command: ./server
@@ -128,6 +130,9 @@ var goodFiles = []struct {
 		s.Env = []KV{{"Z", "1"}, {"A", "2"}, {"M", "3"}}
 	}},
 	{name: "fail_on", yaml: "fail_on: critical\n", want: func(s *Settings) { s.FailOn = "critical" }},
+	{name: "layers_off", yaml: "sandbox:\n  layers_off:\n    - landlock\n    - namespaces\n", want: func(s *Settings) {
+		s.LayersOff = []string{"landlock", "namespaces"}
+	}, lines: map[string]int{"sandbox.layers_off": 2}},
 	{name: "integers in YAML forms", yaml: "sandbox:\n  max_mib: 0x100\n", want: func(s *Settings) { s.MaxMiB = 256 }},
 	{name: "empty lists", yaml: "packs: []\nserver:\n  args: []\n", want: func(s *Settings) { s.Args = []string{} }},
 	{name: "url alone with headers", yaml: "server:\n  url: http://127.0.0.1:{port}/mcp\n  headers:\n    Authorization: \"Bearer {dsn}\"\n", want: func(s *Settings) {
@@ -192,6 +197,7 @@ var badFiles = []struct {
 	{"args item a map", "server:\n  args:\n    - ok\n    - {a: 1}\n", "sealmark.yaml:4: server.args[1]: want a string, got a map", true},
 	{"args item null", "server:\n  args: [~]\n", "sealmark.yaml:2: server.args[0]: want a string, got nothing", true},
 	{"keep_env given a string", "sandbox:\n  keep_env: HTTP_PROXY\n", `sealmark.yaml:2: sandbox.keep_env: want a list of names, got "HTTP_PROXY"`, true},
+	{"layers_off given a string", "sandbox:\n  layers_off: landlock\n", `sealmark.yaml:2: sandbox.layers_off: want a list of names, got "landlock"`, true},
 	{"packs item with a comma", "packs: [\"core,fs\"]\n", `sealmark.yaml:1: packs[0]: want a name, got "core,fs"`, true},
 	{"packs item a number", "packs: [core, 7]\n", "sealmark.yaml:1: packs[1]: want a name, got 7", true},
 	// maps

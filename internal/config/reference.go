@@ -38,6 +38,8 @@ var keyDocs = map[string]string{
 		"false makes the run CUSTOM)",
 	"sandbox.dir":     "the directory the sandbox is made under (default the OS temp dir)",
 	"sandbox.max_mib": "the sandbox's size limit in MiB (default 1024)",
+	"sandbox.layers_off": "containment layers to turn off: landlock, seccomp, namespaces, cgroup, " +
+		"fsize; the run becomes CUSTOM",
 	"sandbox.network": "network containment: closed (loopback only), the only value",
 	"--no-sandbox":    "run the server without a sandbox, with your environment (the run is CUSTOM)",
 	"--keep-sandbox":  "keep the sandbox after the run and print its path",
@@ -99,9 +101,9 @@ func WriteReference(w io.Writer) error {
 		if !r.FileKey {
 			key = "(flag only)"
 		}
-		fmt.Fprintf(&b, "  %-17s %s\n", key, r.Doc)
+		fmt.Fprintf(&b, "  %-18s %s\n", key, r.Doc)
 		if len(also) > 0 {
-			fmt.Fprintf(&b, "  %-17s %s\n", "", strings.Join(also, ", "))
+			fmt.Fprintf(&b, "  %-18s %s\n", "", strings.Join(also, ", "))
 		}
 	}
 	b.WriteString("\nSEALMARK_CONFIG names the file (--config wins; else ./sealmark.yaml when present).\n" +

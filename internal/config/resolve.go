@@ -38,6 +38,7 @@ var envVars = []struct{ name, key string }{
 	{"SEALMARK_SCRUB_ENV", "sandbox.scrub_env"},
 	{"SEALMARK_SANDBOX_DIR", "sandbox.dir"},
 	{"SEALMARK_MAX_MIB", "sandbox.max_mib"},
+	{"SEALMARK_LAYERS_OFF", "sandbox.layers_off"},
 	{"SEALMARK_PACKS", "packs"},
 	{"SEALMARK_FAIL_ON", "fail_on"},
 	{"SEALMARK_BASELINE", "baseline"},
@@ -57,6 +58,7 @@ var flagKeys = map[string]string{
 	"keep-env":     "sandbox.keep_env",
 	"sandbox-dir":  "sandbox.dir",
 	"max-mib":      "sandbox.max_mib",
+	"layers-off":   "sandbox.layers_off",
 	"no-sandbox":   "--no-sandbox",
 	"keep-sandbox": "--keep-sandbox",
 	"packs":        "packs",
@@ -79,7 +81,7 @@ var frontEndFlags = []string{"config", "active", "yes", "example", "fixture", "i
 // fileLines is nil, every value of file that differs from the default counts
 // as set by the file.
 //
-// A list (packs, sandbox.keep_env, server.args) is replaced as a whole by a
+// A list (packs, sandbox.keep_env, sandbox.layers_off, server.args) is replaced as a whole by a
 // later layer. A map (server.env, server.headers) is merged entry by entry:
 // --env NAME=VALUE replaces the file's NAME, or adds it at the end. An
 // invalid environment value or flag is an error naming the variable or flag;

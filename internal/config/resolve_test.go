@@ -109,6 +109,7 @@ func TestResolveEnvironment(t *testing.T) {
 		"SEALMARK_JUNIT=r.xml",
 		"SEALMARK_DB_ADMIN_DSN=postgres://a@127.0.0.1/db",
 		"SEALMARK_FAIL_ON=CRITICAL",
+		"SEALMARK_LAYERS_OFF=namespaces, seccomp",
 		"SEALMARK_PACKS=",                      // empty: unset
 		"SEALMARK_CANARY=sm-canary-0123456789", // belongs elsewhere
 		"SEALMARK_FAKE_API_KEY=x",
@@ -129,9 +130,11 @@ func TestResolveEnvironment(t *testing.T) {
 	want.JSON, want.SARIF, want.JUnit = "r.json", "r.sarif", "r.xml"
 	want.DBAdminDSN = "postgres://a@127.0.0.1/db"
 	want.FailOn = "critical"
+	want.LayersOff = []string{"namespaces", "seccomp"}
 	want.Packs = []string{"core"}
 	assert.Equal(t, want, r.Settings)
 	assert.Equal(t, "env SEALMARK_CALL_TIMEOUT", r.Origins["timeouts.call"].From)
+	assert.Equal(t, "env SEALMARK_LAYERS_OFF", r.Origins["sandbox.layers_off"].From)
 	assert.Equal(t, "sealmark.yaml:1", r.Origins["packs"].From)
 }
 
@@ -149,6 +152,7 @@ func TestResolveEnvironmentErrors(t *testing.T) {
 		{"timeout", []string{"SEALMARK_TIMEOUT=30"}, `SEALMARK_TIMEOUT: want a duration such as "30s", got "30"`},
 		{"fail on", []string{"SEALMARK_FAIL_ON=info"}, `SEALMARK_FAIL_ON: want low, medium, high or critical, got "info"`},
 		{"packs", []string{"SEALMARK_PACKS=core fs"}, `SEALMARK_PACKS: want a comma-separated list of names, got "core fs"`},
+		{"layers off", []string{"SEALMARK_LAYERS_OFF=landlock seccomp"}, `SEALMARK_LAYERS_OFF: want a comma-separated list of names, got "landlock seccomp"`},
 		{"all of them", []string{"SEALMARK_YES=1", "SEALMARK_CALL_TIMEOUT=x", "SEALMARK_ACTIVE=1"},
 			"SEALMARK_ACTIVE: --active has no environment form; pass --active\n" +
 				"SEALMARK_YES: --yes has no environment form; pass --yes\n" +
@@ -170,6 +174,7 @@ func TestResolveFlags(t *testing.T) {
 		"start":        "node dist/http.js",
 		"header":       "authorization: Bearer new\nX-Extra:  1 ",
 		"keep-env":     "A,B",
+		"layers-off":   "cgroup,fsize",
 		"sandbox-dir":  "/srv/sm",
 		"no-sandbox":   "true",
 		"keep-sandbox": "true",
@@ -192,6 +197,7 @@ func TestResolveFlags(t *testing.T) {
 	assert.Equal(t, "http://127.0.0.1:{port}/mcp", r.URL)
 	assert.Equal(t, "node dist/http.js", r.Start)
 	assert.Equal(t, []string{"A", "B"}, r.KeepEnv)
+	assert.Equal(t, []string{"cgroup", "fsize"}, r.LayersOff)
 	assert.Equal(t, "/srv/sm", r.SandboxDir)
 	assert.True(t, r.NoSandbox)
 	assert.True(t, r.KeepSandbox)
@@ -212,6 +218,7 @@ func TestResolveFlags(t *testing.T) {
 		"--no-sandbox":                 "flag --no-sandbox",
 		"timeouts.start":               "flag --timeout",
 		"sandbox.dir":                  "flag --sandbox-dir",
+		"sandbox.layers_off":           "flag --layers-off",
 	} {
 		assert.Equal(t, from, r.Origins[key].From, "origin of %s", key)
 	}
@@ -226,6 +233,7 @@ func TestResolveFlagErrors(t *testing.T) {
 		want  string
 	}{
 		{"max mib", map[string]string{"max-mib": "lots"}, `--max-mib: want an integer, got "lots"`},
+		{"layers off", map[string]string{"layers-off": "landlock seccomp"}, `--layers-off: want a comma-separated list of names, got "landlock seccomp"`},
 		{"timeout", map[string]string{"timeout": "soon"}, `--timeout: want a duration such as "30s", got "soon"`},
 		{"fail on", map[string]string{"fail-on": "severe"}, `--fail-on: want low, medium, high or critical, got "severe"`},
 		{"no sandbox", map[string]string{"no-sandbox": "yes please"}, `--no-sandbox: want true or false, got "yes please"`},

@@ -29,6 +29,7 @@ type Settings struct {
 	NoSandbox   bool     // --no-sandbox (flag only)
 	SandboxDir  string   // sandbox.dir: the sandbox's parent directory; default the OS temp dir
 	MaxMiB      int      // sandbox.max_mib: the sandbox size limit (default 1024)
+	LayersOff   []string // sandbox.layers_off: containment layers turned off (the run is CUSTOM)
 	KeepSandbox bool     // --keep-sandbox (flag only)
 
 	Packs []string                  // packs: the packs to run; empty means every pack
