@@ -33,6 +33,7 @@ import (
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
 	"github.com/sealmark/sealmark/observers/egress"
+	"github.com/sealmark/sealmark/observers/files"
 	"github.com/sealmark/sealmark/observers/process"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
@@ -166,6 +167,9 @@ func (e *Engine) Open() error {
 	}
 	for _, line := range contain.SweepStale(parent) {
 		fmt.Fprintf(e.cfg.Log, "sealmark: stale run: %s\n", line)
+	}
+	for _, dir := range files.SweepStale() {
+		fmt.Fprintf(e.cfg.Log, "sealmark: stale run: removed the files observer's directory %s\n", dir)
 	}
 	e.marker = process.Marker()
 	if e.cfg.NoSandbox {

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,6 +111,8 @@ func killHarness(t *testing.T, off string, survives bool) {
 		assert.True(t, os.IsNotExist(err), "the stale sandbox %s is still there", d)
 	}
 	assert.Empty(t, runProcs(dir, "sm-sleep"), "the next run's sweep left the dead harness's daemon alive")
+	barriers, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("sealmark-files-%d-*", child.Process.Pid)))
+	assert.Empty(t, barriers, "the next run's sweep left the dead harness's files-observer directory")
 }
 
 // runProcs lists the live processes whose working directory is beneath

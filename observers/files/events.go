@@ -58,7 +58,7 @@ func startEvents(top string, dirs []string) (*events, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.MkdirTemp("", "sealmark-files-")
+	b, err := os.MkdirTemp("", barrierPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		w.Close()
 		return nil, err
