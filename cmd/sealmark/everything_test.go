@@ -24,15 +24,7 @@ const everythingJS = "../../testdata/npm/node_modules/everything/dist/index.js"
 // harness starts it in the sandbox, waits for the URL, runs the core pack
 // over HTTP, and the reports say so; a secret header value is never shown.
 func TestRunStartURLAgainstTheRealEverythingServer(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH: the real server-everything cannot run")
-	}
-	js, err := filepath.Abs(everythingJS)
-	require.NoError(t, err)
-	if _, err := os.Stat(js); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("%s is not installed: run npm ci in testdata/npm", everythingJS)
-	}
+	node, js := everythingServer(t)
 	dir := t.TempDir()
 	jsonPath, sarifPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.sarif")
 	const token = "sm-test-header-token-4711"
@@ -71,4 +63,20 @@ func TestRunStartURLAgainstTheRealEverythingServer(t *testing.T) {
 	t.Run("SARIF schema", func(t *testing.T) {
 		assert.NoError(t, validSARIF(sarifSchema(t), sarif))
 	})
+}
+
+// everythingServer returns node and the pinned server-everything's script,
+// or skips t with the reason when either is missing.
+func everythingServer(t *testing.T) (node, js string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH: the real server-everything cannot run")
+	}
+	js, err = filepath.Abs(everythingJS)
+	require.NoError(t, err)
+	if _, err := os.Stat(js); errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s is not installed: run npm ci in testdata/npm", everythingJS)
+	}
+	return node, js
 }

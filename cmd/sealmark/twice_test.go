@@ -2,10 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -23,15 +20,7 @@ import (
 // changed in the server. Finding messages and fingerprints carry none of
 // these.
 func TestEverythingTwiceIsTheSame(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH: the real server-everything cannot run")
-	}
-	js, err := filepath.Abs(everythingJS)
-	require.NoError(t, err)
-	if _, err := os.Stat(js); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("%s is not installed: run npm ci in testdata/npm", everythingJS)
-	}
+	node, js := everythingServer(t)
 	for name, args := range map[string][]string{
 		"stdio": {"--", node, js, "stdio"},
 		"http":  {"--env", "PORT={port}", "--start", node + " " + js + " streamableHttp", "--url", "http://127.0.0.1:{port}/mcp"},

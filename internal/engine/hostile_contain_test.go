@@ -26,37 +26,17 @@ import (
 // daemon and sends SIGWINCH to this process. It returns the report and what
 // reached the outsider, the file and the signal handler.
 func escapeRun(t *testing.T, off ...string) (rep *report.Report, connected, written, signalled bool) {
-	outsider, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer outsider.Close()
-	arrived := make(chan struct{}, 1)
-	go func() {
-		for {
-			c, err := outsider.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-			select {
-			case arrived <- struct{}{}:
-			default:
-			}
-		}
-	}()
+	out := newOutsider(t)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGWINCH)
 	defer signal.Stop(sigs)
 	file := filepath.Join(t.TempDir(), "escaped.txt") // not beneath the sandbox's top
 
 	rep = observedRun(t, "escape", func(c *engine.Config) { c.LayersOff = off },
-		"-outside="+outsider.Addr().String(), "-outside-file="+file, fmt.Sprintf("-signal-pid=%d", os.Getpid()))
+		"-outside="+out.addr, "-outside-file="+file, fmt.Sprintf("-signal-pid=%d", os.Getpid()))
 	t.Logf("isolation: %s", rep.Sandbox.Isolation)
-	select {
-	case <-arrived:
-		connected = true
-	case <-time.After(50 * time.Millisecond):
-	}
-	_, err = os.Stat(file)
+	connected = out.reached()
+	_, err := os.Stat(file)
 	written = err == nil
 	select {
 	case <-sigs:
@@ -131,5 +111,46 @@ func assertNoSleeperOutlives(t *testing.T) {
 		if !strings.Contains(string(stat), ") Z ") {
 			t.Errorf("pid %s (sm-sleep 600) outlived the run", e.Name())
 		}
+	}
+}
+
+// outsider is a loopback listener standing for an address outside the
+// machine: the harness's policy does not allow its port, so a contained
+// server's connection must never reach it.
+type outsider struct {
+	addr    string
+	port    int
+	arrived chan struct{}
+}
+
+func newOutsider(t *testing.T) *outsider {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	o := &outsider{addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port, arrived: make(chan struct{}, 1)}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+			select {
+			case o.arrived <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return o
+}
+
+// reached reports whether a connection arrived (waiting briefly for one
+// still in flight).
+func (o *outsider) reached() bool {
+	select {
+	case <-o.arrived:
+		return true
+	case <-time.After(50 * time.Millisecond):
+		return false
 	}
 }

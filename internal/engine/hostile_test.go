@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"runtime"
 	"strings"
@@ -120,12 +119,10 @@ func TestOfflineLauncherGetsAHint(t *testing.T) {
 // minute-long start timeout; the refused destination is in the timeline.
 // The good server under the same watch starts.
 func TestStalledLauncherFailsEarly(t *testing.T) {
-	outsider, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer outsider.Close()
+	out := newOutsider(t)
 	run := func(flaws string) *report.Report {
 		cfg := fixtureConfig(t, flaws)
-		cfg.Args = append(cfg.Args, "-outside="+outsider.Addr().String())
+		cfg.Args = append(cfg.Args, "-outside="+out.addr)
 		cfg.StartTimeout, cfg.Packs = time.Minute, []string{"core"}
 		e, err := engine.New(cfg)
 		require.NoError(t, err)
@@ -139,7 +136,7 @@ func TestStalledLauncherFailsEarly(t *testing.T) {
 	assert.Contains(t, rep.HarnessError, "cannot download a package inside it")
 	assert.NotContains(t, rep.HarnessError, "within 1m0s", "the start timeout ended it, not the refusal")
 	assert.NotNil(t, find(rep.Timeline, observers.KindSocket, func(r observers.Record) bool {
-		return r.Data["verdict"] == "deny" && r.Data["port"] == fmt.Sprint(outsider.Addr().(*net.TCPAddr).Port)
+		return r.Data["verdict"] == "deny" && r.Data["port"] == fmt.Sprint(out.port)
 	}), "the refused connection is in the timeline")
 	assert.Empty(t, run("").HarnessError)
 }

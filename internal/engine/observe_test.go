@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"testing"
@@ -177,29 +176,15 @@ func TestRugPullIsDrift(t *testing.T) {
 // the harness does not own is seen by the seccomp observer and refused; the
 // connection never arrives.
 func TestEgressIsObservedAndRefused(t *testing.T) {
-	outsider, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer outsider.Close()
-	arrived := make(chan struct{}, 1)
-	go func() {
-		if c, err := outsider.Accept(); err == nil {
-			c.Close()
-			arrived <- struct{}{}
-		}
-	}()
-	port := outsider.Addr().(*net.TCPAddr).Port
-	rep := observedRun(t, "callback", nil, fmt.Sprintf("-callback=http://127.0.0.1:%d", port))
+	out := newOutsider(t)
+	rep := observedRun(t, "callback", nil, fmt.Sprintf("-callback=http://%s", out.addr))
 	if !strings.Contains(rep.Sandbox.Isolation, "seccomp-notify") {
 		t.Skipf("the seccomp egress observer does not apply here: %s", rep.Sandbox.Isolation)
 	}
 	r := find(probeRecords(rep, "CORE-TOOL-SWEEP"), observers.KindSocket, func(r observers.Record) bool {
-		return r.Data["op"] == "connect" && r.Data["port"] == fmt.Sprint(port)
+		return r.Data["op"] == "connect" && r.Data["port"] == fmt.Sprint(out.port)
 	})
 	require.NotNil(t, r, "the connect was not recorded: %v", probeRecords(rep, "CORE-TOOL-SWEEP"))
 	assert.Equal(t, "deny", r.Data["verdict"])
-	select {
-	case <-arrived:
-		t.Error("the refused connection reached the outsider")
-	default:
-	}
+	assert.False(t, out.reached(), "the refused connection reached the outsider")
 }
