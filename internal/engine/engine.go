@@ -279,6 +279,7 @@ func (e *Engine) Close() *report.Report {
 			e.rep.Timeline = append(e.rep.Timeline, recs...)
 		}
 	}
+	e.releaseLifelines()
 	e.removeCgroups("the started HTTP server")
 	e.closeObservers()
 	if err := e.removeSandbox(); err != nil {
