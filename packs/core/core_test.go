@@ -80,6 +80,9 @@ var cleanVerdicts = map[string]map[string]packs.Verdict{
 		"CORE-DISCOVER": packs.NotApplicable, "CORE-MODERN-META": packs.NotApplicable,
 		"CORE-MODERN-UNSUPPORTED-VERSION": packs.NotApplicable, "CORE-MODERN-REMOVED-METHODS": packs.NotApplicable,
 		"CORE-MODERN-NO-UNREQUESTED-LOG": packs.NotApplicable, "CORE-MODERN-NO-STDOUT-REQUESTS": packs.NotApplicable,
+		"CORE-MODERN-LEGACY-INITIALIZE": packs.NotApplicable, "CORE-MODERN-RESULT-SHAPE": packs.NotApplicable,
+		"CORE-MODERN-ERROR-CODES": packs.NotApplicable, "CORE-MODERN-HTTP-HEADERS": packs.NotApplicable,
+		"CORE-MODERN-HTTP-NO-SESSIONS": packs.NotApplicable,
 	},
 	"full": {
 		"CORE-RESOURCES": packs.Passed, "CORE-PROMPTS": packs.Passed,
@@ -95,10 +98,15 @@ var cleanVerdicts = map[string]map[string]packs.Verdict{
 		"CORE-VERSION-NEGOTIATION": packs.NotApplicable, "CORE-LOGGING-SET-LEVEL": packs.NotApplicable,
 		"CORE-CANCELLATION": packs.Passed, "CORE-BAD-ARGUMENTS": packs.Passed, "CORE-LARGE-ARGUMENT": packs.Passed,
 		"CORE-REQUEST-IDS": packs.Passed, "CORE-TOOL-SWEEP": packs.Passed,
+		"CORE-MODERN-LEGACY-INITIALIZE": packs.Passed, "CORE-MODERN-RESULT-SHAPE": packs.Passed,
+		"CORE-MODERN-ERROR-CODES": packs.Passed,
+		// the HTTP transport's own modern rules: see TestModernHTTP
+		"CORE-MODERN-HTTP-HEADERS": packs.NotApplicable, "CORE-MODERN-HTTP-NO-SESSIONS": packs.NotApplicable,
 	},
 	"modern,full": {
 		"CORE-DISCOVER": packs.Passed, "CORE-RESOURCES": packs.Passed, "CORE-PROMPTS": packs.Passed,
 		"CORE-LOGGING-SET-LEVEL": packs.NotApplicable, "CORE-PROGRESS": packs.Passed,
+		"CORE-MODERN-RESULT-SHAPE": packs.Passed, "CORE-MODERN-ERROR-CODES": packs.Passed,
 	},
 }
 
@@ -182,6 +190,12 @@ func TestTwins(t *testing.T) {
 		{"modern-serves-ping", map[string]string{"CORE-MODERN-REMOVED-METHODS": "ping, removed in 2026-07-28, was answered with a result, want error -32601"}, false},
 		{"modern-log-without-level", map[string]string{"CORE-MODERN-NO-UNREQUESTED-LOG": "sent notifications/message although no request asked for a log level"}, false},
 		{"modern-stdout-request", map[string]string{"CORE-MODERN-NO-STDOUT-REQUESTS": "is a request (roots/list) from the server"}, false},
+		{"modern-no-result-type", map[string]string{"CORE-MODERN-RESULT-SHAPE": "a tools/call result has no resultType"}, false},
+		{"modern-no-cache-hints", map[string]string{"CORE-MODERN-RESULT-SHAPE": "a tools/list result has no cacheScope"}, false},
+		{"modern-cache-scope-per-page", map[string]string{"CORE-MODERN-RESULT-SHAPE": `tools/list results carry cacheScope "public" and "private"; it must be the same on every page`}, false},
+		{"modern-undefined-error-code", map[string]string{"CORE-MODERN-ERROR-CODES": "error -32050, a code the spec does not define in its reserved range"}, false},
+		{"modern-legacy-error-code", map[string]string{"CORE-MODERN-ERROR-CODES": "error -32002, which the modern era forbids"}, false},
+		{"modern-initialize-no-versions", map[string]string{"CORE-MODERN-LEGACY-INITIALIZE": "names none of the supported versions (2026-07-28)"}, false},
 	}
 	type run struct {
 		rep *report.Report

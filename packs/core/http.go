@@ -52,6 +52,9 @@ func raw(p *packs.Pass, method, body string, extra map[string]string, host strin
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBody))
+	if method == http.MethodPost {
+		noteRawAnswer(p, body, resp.StatusCode, string(b))
+	}
 	return &rawResult{status: resp.StatusCode, header: resp.Header, body: string(b), session: resp.Header.Get("Mcp-Session-Id")}, nil
 }
 

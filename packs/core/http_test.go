@@ -163,6 +163,11 @@ func TestModernHTTP(t *testing.T) {
 	}{
 		{"modern", nil},
 		{"modern-removed-200", map[string]string{"CORE-MODERN-REMOVED-METHODS": "ping, removed in 2026-07-28, was answered with HTTP 200 and error -32601, want HTTP 404 and error -32601"}},
+		{"modern-no-version-header-check", map[string]string{"CORE-MODERN-HTTP-HEADERS": "tools/list with MCP-Protocol-Version 2025-11-25 and _meta protocolVersion 2026-07-28 was answered with HTTP 200 and a result, want HTTP 400 and error -32020"}},
+		{"modern-no-method-header-check", map[string]string{"CORE-MODERN-HTTP-HEADERS": "tools/list without Mcp-Method was answered with HTTP 200 and a result, want HTTP 400 and error -32020"}},
+		{"modern-no-name-header-check", map[string]string{"CORE-MODERN-HTTP-HEADERS": "tools/call whose Mcp-Name differs from the body was answered with HTTP 200 and error -32602, want HTTP 400 and error -32020"}},
+		{"modern-get-delete-200", map[string]string{"CORE-MODERN-HTTP-NO-SESSIONS": "GET was answered 200, want 405"}},
+		{"modern-session-minted", map[string]string{"CORE-MODERN-HTTP-NO-SESSIONS": "the server echoed the Mcp-Session-Id it was sent"}},
 	} {
 		t.Run(tw.flaws, func(t *testing.T) {
 			t.Parallel()
@@ -186,6 +191,9 @@ func TestModernHTTP(t *testing.T) {
 				"CORE-MODERN-REMOVED-METHODS": packs.Passed, "CORE-HTTP-ORIGIN": packs.Passed, "CORE-HTTP-HOST": packs.Passed,
 				"CORE-HTTP-UNKNOWN-SESSION": packs.NotApplicable, "CORE-HTTP-DELETED-SESSION": packs.NotApplicable,
 				"CORE-HTTP-SESSION-ID": packs.NotApplicable, "CORE-INITIALIZE": packs.NotApplicable, "CORE-PING": packs.NotApplicable,
+				"CORE-MODERN-HTTP-HEADERS": packs.Passed, "CORE-MODERN-HTTP-NO-SESSIONS": packs.Passed,
+				"CORE-MODERN-LEGACY-INITIALIZE": packs.Passed, "CORE-MODERN-RESULT-SHAPE": packs.Passed,
+				"CORE-MODERN-ERROR-CODES": packs.Passed,
 			}
 			for _, p := range rep.Packs[0].Probes {
 				want, expected := tw.want[p.ID]

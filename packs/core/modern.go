@@ -77,9 +77,10 @@ func paramsFor(p *packs.Pass, members string) string {
 
 // reply is the answer to one raw modern request.
 type reply struct {
-	msg    message // fields nil when nothing answered
-	status int     // the HTTP status; 0 on stdio
-	where  string  // evidence: the stdout line, or the HTTP exchange
+	msg    message     // fields nil when nothing answered
+	status int         // the HTTP status; 0 on stdio
+	header http.Header // the HTTP response's headers; nil on stdio
+	where  string      // evidence: the stdout line, or the HTTP exchange
 }
 
 // ask sends one raw request line (with id) and returns its answer: on stdio
@@ -88,14 +89,7 @@ type reply struct {
 // false ok means the probe is over (broken or inconclusive).
 func ask(p *packs.Pass, id, method, line, version, what string) (*reply, bool) {
 	if p.HTTP != nil {
-		r, err := raw(p, http.MethodPost, line, map[string]string{"MCP-Protocol-Version": version, "Mcp-Method": method}, "")
-		if err != nil {
-			p.Inconclusive("the POST of %s failed: %v", what, err)
-			return nil, false
-		}
-		body := sseData(r.body)
-		return &reply{msg: parse(packs.Frame{Kind: "json", Data: []byte(body)}), status: r.status,
-			where: fmt.Sprintf("POST %s → %d %s", what, r.status, brief([]byte(body)))}, true
+		return askHTTP(p, line, map[string]string{"MCP-Protocol-Version": version, "Mcp-Method": method}, what)
 	}
 	answers, err := exchange(p, line)
 	if broken(p, err, what) {
@@ -107,6 +101,20 @@ func ask(p *packs.Pass, id, method, line, version, what string) (*reply, bool) {
 		}
 	}
 	return &reply{where: what + ": no response"}, true
+}
+
+// askHTTP POSTs one raw request line with the given headers (beside the
+// configured ones) and returns the answer. A false ok means the probe is
+// over (inconclusive).
+func askHTTP(p *packs.Pass, line string, headers map[string]string, what string) (*reply, bool) {
+	r, err := raw(p, http.MethodPost, line, headers, "")
+	if err != nil {
+		p.Inconclusive("the POST of %s failed: %v", what, err)
+		return nil, false
+	}
+	body := sseData(r.body)
+	return &reply{msg: parse(packs.Frame{Kind: "json", Data: []byte(body)}), status: r.status, header: r.header,
+		where: fmt.Sprintf("POST %s → %d %s", what, r.status, brief([]byte(body)))}, true
 }
 
 // got describes an answer for a message: "error -32602", "HTTP 200 and a result".
