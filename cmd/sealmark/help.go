@@ -17,28 +17,22 @@ type command struct {
 	flags func(w io.Writer) *flag.FlagSet
 }
 
+// onlyFlags adapts a command's flag-set builder, which also returns the
+// command's options, to what help needs: the flag set alone.
+func onlyFlags[T any](build func(io.Writer) (*flag.FlagSet, T)) func(io.Writer) *flag.FlagSet {
+	return func(w io.Writer) *flag.FlagSet {
+		fs, _ := build(w)
+		return fs
+	}
+}
+
 // commands are the subcommands, in the order help lists them.
 var commands = []command{
-	{"run", "start an MCP server in a sandbox and run the packs against it", func(w io.Writer) *flag.FlagSet {
-		fs, _ := newRunFlags(w)
-		return fs
-	}},
-	{"init", "write a commented sealmark.yaml for a server command", func(w io.Writer) *flag.FlagSet {
-		fs, _ := initFlags(w)
-		return fs
-	}},
-	{"doctor", "check the settings, the command, the environment and this machine; starts nothing", func(w io.Writer) *flag.FlagSet {
-		fs, _ := doctorFlags(w)
-		return fs
-	}},
-	{"diff", "compare two JSON reports: new, fixed and changed findings (exit 1 on a regression)", func(w io.Writer) *flag.FlagSet {
-		fs, _ := diffFlags(w)
-		return fs
-	}},
-	{"baseline", "baseline write: accept a JSON report's findings in a baseline file", func(w io.Writer) *flag.FlagSet {
-		fs, _ := baselineFlags(w)
-		return fs
-	}},
+	{"run", "start an MCP server in a sandbox and run the packs against it", onlyFlags(newRunFlags)},
+	{"init", "write a commented sealmark.yaml for a server command", onlyFlags(initFlags)},
+	{"doctor", "check the settings, the command, the environment and this machine; starts nothing", onlyFlags(doctorFlags)},
+	{"diff", "compare two JSON reports: new, fixed and changed findings (exit 1 on a regression)", onlyFlags(diffFlags)},
+	{"baseline", "baseline write: accept a JSON report's findings in a baseline file", onlyFlags(baselineFlags)},
 	{"version", "print the version", nil},
 	{"help", "this text; help COMMAND for a command's flags, help config for the sealmark.yaml keys", nil},
 }

@@ -4,50 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/sarifcheck"
 	"github.com/sealmark/sealmark/packs"
 )
-
-// sarifSchemaFile is the official SARIF 2.1.0 JSON Schema (draft-04), from
-// the pinned testdata/npm, installed by .ci/run with npm ci.
-const sarifSchemaFile = "../../testdata/npm/node_modules/sarif-schema/lib/schemas/sarif-2.1.0-rtm.5.json"
-
-// sarifSchema compiles the official schema, skipping when it is absent.
-func sarifSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open(sarifSchemaFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("the SARIF 2.1.0 schema is not installed (%s): run npm ci in testdata/npm", sarifSchemaFile)
-	}
-	require.NoError(t, err)
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft4)
-	require.NoError(t, c.AddResource("sarif-2.1.0.json", doc))
-	sch, err := c.Compile("sarif-2.1.0.json")
-	require.NoError(t, err)
-	return sch
-}
-
-func validSARIF(sch *jsonschema.Schema, raw []byte) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	return sch.Validate(inst)
-}
 
 // junitRoot is a JUnit XML document as a CI server reads it.
 type junitRoot struct {
@@ -174,11 +141,11 @@ func TestReportsOfARealRun(t *testing.T) {
 		}
 		assert.True(t, cwe, "the secret-echo rule carries its CWE")
 
-		sch := sarifSchema(t)
-		require.NoError(t, validSARIF(sch, sarif), "the official SARIF 2.1.0 schema rejects the run's log")
+		sch := sarifcheck.Schema(t, "../..")
+		require.NoError(t, sarifcheck.Validate(sch, sarif), "the official SARIF 2.1.0 schema rejects the run's log")
 		broken := bytes.Replace(sarif, []byte(`"level": "error"`), []byte(`"level": "severe"`), 1)
 		require.NotEqual(t, sarif, broken)
-		assert.Error(t, validSARIF(sch, broken), "the schema accepts a result of level severe: the validation proves nothing")
+		assert.Error(t, sarifcheck.Validate(sch, broken), "the schema accepts a result of level severe: the validation proves nothing")
 	})
 
 	t.Run("JUnit", func(t *testing.T) {

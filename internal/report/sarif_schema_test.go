@@ -2,60 +2,16 @@ package report
 
 import (
 	"bytes"
-	"errors"
-	"io/fs"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/sealmark/sealmark/internal/sarifcheck"
 	"github.com/sealmark/sealmark/packs"
 )
 
-// officialSARIFSchema is the SARIF 2.1.0 JSON Schema (draft-04) as published
-// with the standard, installed by .ci/run from the pinned testdata/npm.
-const officialSARIFSchema = "../../testdata/npm/node_modules/sarif-schema/lib/schemas/sarif-2.1.0-rtm.5.json"
-
-// compileSARIFSchema compiles the official schema; it skips the test when
-// the file is absent (npm ci has not run in testdata/npm).
-func compileSARIFSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open(officialSARIFSchema)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("the SARIF 2.1.0 schema is not installed (%s): run npm ci in testdata/npm", officialSARIFSchema)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatalf("%s: %v", officialSARIFSchema, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft4)
-	if err := c.AddResource("sarif-2.1.0.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("sarif-2.1.0.json")
-	if err != nil {
-		t.Fatalf("compiling the SARIF schema: %v", err)
-	}
-	return sch
-}
-
-// validateSARIF reports whether raw is a SARIF log the schema accepts.
-func validateSARIF(sch *jsonschema.Schema, raw []byte) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	return sch.Validate(inst)
-}
-
 func TestSARIFValidatesAgainstTheOfficialSchema(t *testing.T) {
-	sch := compileSARIFSchema(t)
+	sch := sarifcheck.Schema(t, "../..")
 	accepted := sampleReport()
 	for pi := range accepted.Packs {
 		for qi := range accepted.Packs[pi].Probes {
@@ -83,7 +39,7 @@ func TestSARIFValidatesAgainstTheOfficialSchema(t *testing.T) {
 		if err := WriteSARIF(&buf, tc.rep, tc.opts); err != nil {
 			t.Fatalf("%s: WriteSARIF: %v", name, err)
 		}
-		if err := validateSARIF(sch, buf.Bytes()); err != nil {
+		if err := sarifcheck.Validate(sch, buf.Bytes()); err != nil {
 			t.Errorf("%s: the SARIF schema rejects the log: %v\n%s", name, err, buf.Bytes())
 		}
 	}
@@ -92,7 +48,7 @@ func TestSARIFValidatesAgainstTheOfficialSchema(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := validateSARIF(sch, raw); err != nil {
+		if err := sarifcheck.Validate(sch, raw); err != nil {
 			t.Errorf("%s: the SARIF schema rejects it: %v", golden, err)
 		}
 	}
@@ -101,13 +57,13 @@ func TestSARIFValidatesAgainstTheOfficialSchema(t *testing.T) {
 // TestSARIFSchemaRejectsBrokenLogs proves the validation above can fail: a
 // log with each of these mistakes is refused by the same compiled schema.
 func TestSARIFSchemaRejectsBrokenLogs(t *testing.T) {
-	sch := compileSARIFSchema(t)
+	sch := sarifcheck.Schema(t, "../..")
 	var buf bytes.Buffer
 	if err := WriteSARIF(&buf, sampleReport(), SARIFOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	good := buf.String()
-	if err := validateSARIF(sch, buf.Bytes()); err != nil {
+	if err := sarifcheck.Validate(sch, buf.Bytes()); err != nil {
 		t.Fatalf("the unbroken log is rejected: %v", err)
 	}
 	for name, edit := range map[string][2]string{
@@ -122,7 +78,7 @@ func TestSARIFSchemaRejectsBrokenLogs(t *testing.T) {
 			t.Fatalf("%s: the log has no %s to break:\n%s", name, edit[0], good)
 		}
 		broken := strings.Replace(good, edit[0], edit[1], 1)
-		if err := validateSARIF(sch, []byte(broken)); err == nil {
+		if err := sarifcheck.Validate(sch, []byte(broken)); err == nil {
 			t.Errorf("%s: the schema accepts a log with %s", name, edit[1])
 		}
 	}

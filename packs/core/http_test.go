@@ -21,16 +21,26 @@ import (
 // the harness starts with --start semantics.
 func runHTTP(t *testing.T, flaws string) *report.Report {
 	t.Helper()
+	return runHTTPFixture(t, flaws, "/mcp", []packs.Pack{{Name: "http", Doc: "the HTTP transport checks", Probes: core.HTTPProbes}})
+}
+
+// runHTTPFixture starts the HTTP fixture with flaws for its URL path and
+// runs catalog against it (nil: the core pack); the run must not fail.
+func runHTTPFixture(t *testing.T, flaws, path string, catalog []packs.Pack) *report.Report {
+	t.Helper()
 	self, err := os.Executable()
 	require.NoError(t, err)
-	e, err := engine.New(engine.Config{
+	cfg := engine.Config{
 		Start:      self + " " + httpfixture.Verb + " -addr 127.0.0.1:{port} -flaws=" + flaws,
-		URL:        "http://127.0.0.1:{port}/mcp",
-		Headers:    nil,
-		Catalog:    []packs.Pack{{Name: "http", Doc: "the HTTP transport checks", Probes: core.HTTPProbes}},
+		URL:        "http://127.0.0.1:{port}" + path,
+		Catalog:    catalog,
 		SandboxDir: t.TempDir(), StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
-	})
+	}
+	if catalog == nil {
+		cfg.Packs = []string{"core"}
+	}
+	e, err := engine.New(cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -82,15 +92,7 @@ func TestHTTPTwins(t *testing.T) {
 // TestHTTPSecretEcho: over HTTP the started server gets the canaries and
 // secret-echo sees its responses.
 func TestHTTPSecretEcho(t *testing.T) {
-	self, err := os.Executable()
-	require.NoError(t, err)
-	e, err := engine.New(engine.Config{
-		Start: self + " " + httpfixture.Verb + " -addr 127.0.0.1:{port} -flaws=echo-canary", URL: "http://127.0.0.1:{port}/mcp",
-		Packs: []string{"core"}, SandboxDir: t.TempDir(), StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
-	})
-	require.NoError(t, err)
-	rep := e.Run(context.Background(), engine.Hooks{})
-	require.Empty(t, rep.HarnessError)
+	rep := runHTTPFixture(t, "echo-canary", "/mcp", nil)
 	var found bool
 	for _, p := range rep.Packs[0].Probes {
 		if p.ID == "CORE-SECRET-ECHO" {
@@ -116,18 +118,7 @@ func TestSSE(t *testing.T) {
 	for _, flaws := range []string{"sse", "sse,echo-canary"} {
 		t.Run(flaws, func(t *testing.T) {
 			t.Parallel()
-			self, err := os.Executable()
-			require.NoError(t, err)
-			e, err := engine.New(engine.Config{
-				Start: self + " " + httpfixture.Verb + " -addr 127.0.0.1:{port} -flaws=" + flaws, URL: "http://127.0.0.1:{port}/sse",
-				Packs: []string{"core"}, SandboxDir: t.TempDir(), StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
-				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
-			})
-			require.NoError(t, err)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			rep := e.Run(ctx, engine.Hooks{})
-			require.Empty(t, rep.HarnessError)
+			rep := runHTTPFixture(t, flaws, "/sse", nil)
 			require.Equal(t, "http-sse", rep.Protocol.Transport)
 			require.Equal(t, "legacy", rep.Protocol.Era)
 			require.Equal(t, "sealmark-httpfixture", rep.Protocol.ServerName)
@@ -171,18 +162,7 @@ func TestModernHTTP(t *testing.T) {
 	} {
 		t.Run(tw.flaws, func(t *testing.T) {
 			t.Parallel()
-			self, err := os.Executable()
-			require.NoError(t, err)
-			e, err := engine.New(engine.Config{
-				Start: self + " " + httpfixture.Verb + " -addr 127.0.0.1:{port} -flaws=" + tw.flaws, URL: "http://127.0.0.1:{port}/mcp",
-				Packs: []string{"core"}, SandboxDir: t.TempDir(), StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
-				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
-			})
-			require.NoError(t, err)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			rep := e.Run(ctx, engine.Hooks{})
-			require.Empty(t, rep.HarnessError)
+			rep := runHTTPFixture(t, tw.flaws, "/mcp", nil)
 			require.Equal(t, "modern", rep.Protocol.Era)
 			require.Equal(t, "2026-07-28", rep.Protocol.Version)
 			require.Equal(t, "http", rep.Protocol.Transport)
