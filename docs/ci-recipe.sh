@@ -21,9 +21,11 @@ if [ -n "${SARIF_UPLOAD_URL:-}" ]; then
   printf '{"commit_sha":"%s","ref":"%s","tool_name":"sealmark","sarif":"%s"}' \
     "${COMMIT_SHA:?set COMMIT_SHA}" "${GIT_REF:?set GIT_REF}" \
     "$(gzip -c sealmark.sarif | base64 | tr -d '\n')" >sealmark.upload.json
-  curl --fail --silent --show-error --max-time 60 -X POST \
-    -H "Authorization: Bearer ${SARIF_UPLOAD_TOKEN:?set SARIF_UPLOAD_TOKEN}" \
-    -H "Accept: application/vnd.github+json" \
-    --data-binary @sealmark.upload.json "$SARIF_UPLOAD_URL" >/dev/null || exit 3
+  # The token goes to curl on its stdin (printf is a shell builtin), never
+  # on a command line another process could read.
+  printf 'Authorization: Bearer %s\n' "${SARIF_UPLOAD_TOKEN:?set SARIF_UPLOAD_TOKEN}" |
+    curl --fail --silent --show-error --max-time 60 -X POST -H @- \
+      -H "Accept: application/vnd.github+json" \
+      --data-binary @sealmark.upload.json "$SARIF_UPLOAD_URL" >/dev/null || exit 3
 fi
 exit "$status" # 0 clean, 1 findings at or above --fail-on: the step fails
