@@ -16,12 +16,16 @@ import (
 	"github.com/sealmark/sealmark/observers/egress"
 )
 
-// contain wraps a server's start in the containment shim: Landlock (writes
-// only inside the sandbox, TCP connects only to the harness's own loopback
-// ports), no_new_privs, a per-file size cap and Pdeathsig, each where this
-// machine allows it. Without a sandbox nothing is contained. When the shim
-// cannot be used (a binary that does not call contain.Dispatch) the server
-// starts uncontained and the report's isolation line says why.
+// contain wraps a server's start in the containment shim: no_new_privs,
+// Pdeathsig, a per-file size cap, Landlock (writes only inside the sandbox,
+// TCP connects only to the harness's own loopback ports, signals scoped),
+// the seccomp egress observer, pid and loopback-only network namespaces
+// (with a lifeline the harness holds until what outlived the server is
+// swept) and a cgroup leaf, each where this machine allows it and the
+// config does not turn it off (Config.LayersOff). Without a sandbox nothing
+// is contained. When the shim cannot be used (a binary that does not call
+// contain.Dispatch) the server starts uncontained and the report's
+// isolation line says why; it says what applied in every case.
 func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, []int) {
 	if e.sb == nil {
 		return spec, nil, nil
