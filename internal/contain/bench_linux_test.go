@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/launch"
 )
@@ -107,9 +109,12 @@ func startAndWait(b *testing.B, spec launch.Spec, o *contain.Options) {
 
 // BenchmarkIntercepted measures the cost of one call the seccomp egress
 // filter intercepts: a server makes b.N blocking connects to an allowed
-// loopback port (or b.N fork+execs of /bin/true), each timed inside the
-// server, under the shim with and without the filter. The ns/call metric
-// is the time per call; ns/op also holds the start, spread over b.N.
+// loopback port (or b.N fork+execs of /bin/true, or b.N opens for writing
+// of a file by its absolute path), each timed inside the server, under the
+// shim with and without the filter. open-read, b.N read-only opens of the
+// same file, is the hot path the filter keeps in the kernel. The ns/call
+// metric is the time per call; ns/op also holds the start, spread over
+// b.N.
 func BenchmarkIntercepted(b *testing.B) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -131,7 +136,11 @@ func BenchmarkIntercepted(b *testing.B) {
 		b.Fatal(err)
 	}
 	iso := contain.Probe()
-	for _, call := range []string{"connect", "exec"} {
+	written := b.TempDir() + "/written"
+	if err := os.WriteFile(written, nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, call := range []string{"connect", "exec", "open-write", "open-read"} {
 		for _, filtered := range []bool{false, true} {
 			name := call + "/shim"
 			if filtered {
@@ -143,8 +152,11 @@ func BenchmarkIntercepted(b *testing.B) {
 				}
 				n := strconv.Itoa(b.N)
 				args := []string{childArg, "connects", addr, n}
-				if call == "exec" {
+				switch call {
+				case "exec":
 					args = []string{childArg, "execs", n}
+				case "open-write", "open-read":
+					args = []string{childArg, "opens", written, n, call}
 				}
 				spec := launch.Spec{Path: exe, Args: args, Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/"}
 				w, hand, err := contain.WrapEgress(spec, contain.Options{Egress: filtered})
@@ -171,11 +183,14 @@ func BenchmarkIntercepted(b *testing.B) {
 					for _, rec := range obs.Close() {
 						d, _ := strconv.Atoi(rec.Data["dropped"])
 						seen += d
-						if rec.Data["op"] == call {
+						if rec.Data["op"] == call || (call == "open-read" && rec.Data["op"] == "open-write") {
 							seen++
 						}
 					}
-					if seen < b.N {
+					switch {
+					case call == "open-read" && seen > 0:
+						b.Fatalf("%d read-only opens intercepted: they must stay in the kernel", seen)
+					case call != "open-read" && seen < b.N:
 						b.Fatalf("%d %s calls intercepted, want at least %d", seen, call, b.N)
 					}
 				}
@@ -200,5 +215,31 @@ func readBenchResult(b *testing.B, proc *launch.Process) result {
 	case <-time.After(60 * time.Second):
 		b.Fatalf("no result within 60s; log %s", proc.Log().Tail(1000))
 		return nil
+	}
+}
+
+func init() {
+	// opens opens the file args[0] args[1] times, for writing (creating
+	// and truncating it: what the filter intercepts) when args[2] is
+	// "open-write", for reading (what it lets through in the kernel)
+	// otherwise, closing it each time, and prints the time spent in
+	// open(2) in all, in ns.
+	children["opens"] = func(args []string) int {
+		n, _ := strconv.Atoi(args[1])
+		flags := unix.O_RDONLY | unix.O_CLOEXEC
+		if args[2] == "open-write" {
+			flags = unix.O_WRONLY | unix.O_CREAT | unix.O_TRUNC | unix.O_CLOEXEC
+		}
+		var spent time.Duration
+		for range n {
+			t0 := time.Now()
+			fd, err := unix.Open(args[0], flags, 0o600)
+			spent += time.Since(t0)
+			if err != nil {
+				return emit(result{"err": errText(err)})
+			}
+			unix.Close(fd)
+		}
+		return emit(result{"ns": spent.Nanoseconds()})
 	}
 }

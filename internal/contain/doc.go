@@ -65,7 +65,19 @@
 // seccomp user-notification filter, last, on the thread that execs (or,
 // with namespaces, forks) the server: connect, sendto with an address,
 // sendmsg, sendmmsg, execve and execveat wait for the harness's answer;
-// io_uring_setup and foreign ABIs (x32, i386) fail with ENOSYS. The
+// io_uring_setup and foreign ABIs (x32, i386) fail with ENOSYS. So do,
+// to be recorded only and always let through, the opens that ask to
+// write (open, openat and, on x86_64, creat, when their flags hold
+// O_WRONLY, O_RDWR, O_CREAT, O_TRUNC or O_APPEND, checked in the filter
+// so read-only opens stay in the kernel; openat2 always, its flags
+// checked by the harness) and the signals (kill, tkill, tgkill,
+// rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal): a write outside
+// the sandbox that Landlock refuses, or a signal to the harness that
+// Landlock's scope or the pid namespace keeps from it, is on record
+// (package egress says what each record holds). A resident shim sends
+// its own signals (passing one on to the server, looking for what is left
+// in its namespace) from a thread outside the filter: they are the
+// harness's doing, not the server's. The
 // listener cannot be sent over a socket (sendmsg is filtered and nobody
 // would answer), so the shim writes its pid and the listener's number on
 // a socket pair inherited from the harness (spec.ExtraFiles) and waits;

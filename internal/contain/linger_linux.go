@@ -50,7 +50,7 @@ func watchLifelines(life int) {
 // reaches every other process of the namespace.
 func othersAlive() bool {
 	reapAll()
-	return unix.Kill(-1, 0) == nil
+	return kill(-1, 0) == nil
 }
 
 func reapAll() {
@@ -83,11 +83,11 @@ func linger(code, status int, sigs <-chan os.Signal) int {
 		select {
 		case s := <-sigs:
 			if s != syscall.SIGCHLD {
-				_ = syscall.Kill(-1, s.(syscall.Signal))
+				_ = kill(-1, s.(syscall.Signal))
 			}
 		case <-tick.C:
 		case <-deadline.C:
-			_ = syscall.Kill(-1, syscall.SIGKILL)
+			_ = kill(-1, syscall.SIGKILL)
 			return code
 		}
 		if !othersAlive() {

@@ -6,3 +6,8 @@ const (
 	nativeArch = 0 // no egress filter: Probe says why
 	x32Bit     = 0
 )
+
+var (
+	archNotified []uint32
+	flagOpens    []flagOpen
+)

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sealmark/sealmark/observers/egress"
 )
 
 // seccomp(2) constants newer than golang.org/x/sys v0.13 (linux/seccomp.h,
@@ -28,55 +31,135 @@ const (
 	// offsets in struct seccomp_data
 	offNr    = 0
 	offArch  = 4
-	offArg4L = 16 + 4*8 // args[4], low half (little-endian)
+	offArgs  = 16 // args[0], low half (little-endian); each arg is 8 bytes
+	offArg4L = offArgs + 4*8
 	offArg4H = offArg4L + 4
 )
 
+// flagOpen is an open call and the index of its flags argument.
+type flagOpen struct {
+	nr   uint32
+	flag int
+}
+
+// notifiedCalls are the calls the filter always sends to the harness: the
+// egress ones (sendto is judged on its address, below), the execs, the
+// signals, openat2 (its flags are in a struct the filter cannot read) and
+// the architecture's own (creat).
+func notifiedCalls() []uint32 {
+	calls := []uint32{
+		unix.SYS_CONNECT, unix.SYS_SENDMSG, unix.SYS_SENDMMSG,
+		unix.SYS_EXECVE, unix.SYS_EXECVEAT,
+		unix.SYS_KILL, unix.SYS_TKILL, unix.SYS_TGKILL, unix.SYS_PIDFD_SEND_SIGNAL,
+		unix.SYS_RT_SIGQUEUEINFO, unix.SYS_RT_TGSIGQUEUEINFO,
+		unix.SYS_OPENAT2,
+	}
+	return append(calls, archNotified...)
+}
+
+// bpfProg assembles a classic BPF program whose jumps name their targets
+// by label; every jump goes forward.
+type bpfProg struct {
+	ins    []unix.SockFilter
+	jumps  map[int][2]string // instruction -> labels of its true and false branches
+	labels map[string]int
+}
+
+func (p *bpfProg) stmt(code uint16, k uint32) {
+	p.ins = append(p.ins, unix.SockFilter{Code: code, K: k})
+}
+
+// jump adds a conditional jump; "" as a label is the next instruction.
+func (p *bpfProg) jump(code uint16, k uint32, yes, no string) {
+	p.jumps[len(p.ins)] = [2]string{yes, no}
+	p.ins = append(p.ins, unix.SockFilter{Code: code, K: k})
+}
+
+func (p *bpfProg) label(name string) { p.labels[name] = len(p.ins) }
+
+// resolve fills in the jump offsets.
+func (p *bpfProg) resolve() ([]unix.SockFilter, error) {
+	for at, to := range p.jumps {
+		var off [2]uint8
+		for i, name := range to {
+			if name == "" {
+				continue
+			}
+			target, ok := p.labels[name]
+			d := target - at - 1
+			if !ok || d < 0 || d > 255 {
+				return nil, fmt.Errorf("seccomp filter layout: jump from %d to %q (%d)", at, name, target)
+			}
+			off[i] = uint8(d)
+		}
+		p.ins[at].Jt, p.ins[at].Jf = off[0], off[1]
+	}
+	return p.ins, nil
+}
+
 // notifyFilter is the egress filter: the calls the harness is asked about
-// (connect, sendto with an address, sendmsg, sendmmsg, execve, execveat),
+// (connect, sendto with an address, sendmsg, sendmmsg, execve, execveat;
+// and, to be recorded only, the opens that ask to write and the signals),
 // io_uring_setup denied (its IORING_OP_CONNECT would bypass seccomp), any
 // other architecture or ABI (x32, i386) denied with ENOSYS, the rest
-// allowed.
+// allowed. An open or openat whose flags hold nothing of
+// egress.WriteIntent (the hot path) is allowed in the kernel.
 func notifyFilter() ([]unix.SockFilter, error) {
 	if nativeArch == 0 {
 		return nil, fmt.Errorf("no seccomp filter for this architecture")
 	}
-	stmt := func(code uint16, k uint32) unix.SockFilter { return unix.SockFilter{Code: code, K: k} }
-	jump := func(code uint16, k uint32, jt, jf uint8) unix.SockFilter {
-		return unix.SockFilter{Code: code, K: k, Jt: jt, Jf: jf}
+	p := &bpfProg{jumps: map[int][2]string{}, labels: map[string]int{}}
+	p.stmt(bpfLdAbsW, offArch)
+	p.jump(bpfJeqK, nativeArch, "", "enosys")
+	p.stmt(bpfLdAbsW, offNr)
+	p.jump(bpfJsetK, x32Bit, "enosys", "")
+	p.jump(bpfJeqK, unix.SYS_IO_URING_SETUP, "enosys", "")
+	for _, nr := range notifiedCalls() {
+		p.jump(bpfJeqK, nr, "notify", "")
 	}
-	notified := []uint32{unix.SYS_CONNECT, unix.SYS_SENDMSG, unix.SYS_SENDMMSG, unix.SYS_EXECVE, unix.SYS_EXECVEAT}
-	// Layout, with the return statements at the end:
-	//   0 ld arch; 1 jeq native ? next : ENOSYS
-	//   2 ld nr;   3 jset x32 ? ENOSYS : next
-	//   4 jeq io_uring_setup ? ENOSYS : next
-	//   5.. jeq each notified ? NOTIF : next
-	//   s   jeq sendto ? next : ALLOW
-	//   s+1 ld args[4] low; jeq 0 ? next : NOTIF
-	//   s+3 ld args[4] high; jeq 0 ? ALLOW : NOTIF
-	//   ret ALLOW; ret NOTIF; ret ENOSYS
-	n := 5 + len(notified) + 5
-	allow, notify, enosys := n, n+1, n+2
-	f := make([]unix.SockFilter, 0, n+3)
-	to := func(target int) uint8 { return uint8(target - len(f) - 1) } // from the instruction being added
-	f = append(f, stmt(bpfLdAbsW, offArch))
-	f = append(f, jump(bpfJeqK, nativeArch, 0, to(enosys)))
-	f = append(f, stmt(bpfLdAbsW, offNr))
-	f = append(f, jump(bpfJsetK, x32Bit, to(enosys), 0))
-	f = append(f, jump(bpfJeqK, unix.SYS_IO_URING_SETUP, to(enosys), 0))
-	for _, nr := range notified {
-		f = append(f, jump(bpfJeqK, nr, to(notify), 0))
+	p.jump(bpfJeqK, unix.SYS_SENDTO, "sendto", "")
+	for i, o := range flagOpens {
+		p.jump(bpfJeqK, o.nr, "open"+strconv.Itoa(i), "")
 	}
-	f = append(f, jump(bpfJeqK, unix.SYS_SENDTO, 0, to(allow)))
-	f = append(f, stmt(bpfLdAbsW, offArg4L))
-	f = append(f, jump(bpfJeqK, 0, 0, to(notify)))
-	f = append(f, stmt(bpfLdAbsW, offArg4H))
-	f = append(f, jump(bpfJeqK, 0, to(allow), to(notify)))
-	if len(f) != n {
-		return nil, fmt.Errorf("seccomp filter layout: %d instructions, want %d", len(f), n)
+	p.stmt(bpfRetK, retAllow)
+	// sendto: notified only with an address (args[4] != NULL)
+	p.label("sendto")
+	p.stmt(bpfLdAbsW, offArg4L)
+	p.jump(bpfJeqK, 0, "", "notify")
+	p.stmt(bpfLdAbsW, offArg4H)
+	p.jump(bpfJeqK, 0, "allow", "notify")
+	// opens: notified only when the flags (an int: the low half) ask to write
+	for i, o := range flagOpens {
+		p.label("open" + strconv.Itoa(i))
+		p.stmt(bpfLdAbsW, uint32(offArgs+8*o.flag))
+		p.jump(bpfJsetK, egress.WriteIntent, "notify", "allow")
 	}
-	f = append(f, stmt(bpfRetK, retAllow), stmt(bpfRetK, retUserNotif), stmt(bpfRetK, retErrno|uint32(unix.ENOSYS)))
-	return f, nil
+	p.label("allow")
+	p.stmt(bpfRetK, retAllow)
+	p.label("notify")
+	p.stmt(bpfRetK, retUserNotif)
+	p.label("enosys")
+	p.stmt(bpfRetK, retErrno|uint32(unix.ENOSYS))
+	return p.resolve()
+}
+
+// unfiltered runs f on a thread the egress filter is not on, and returns
+// its error. A resident shim's own signals (passing a signal on, looking
+// for what is left in its namespace) are the harness's doing: made from
+// the filtered thread, they would be recorded as the server's and, once
+// the observer is closed, fail with ENOSYS. The shim's main goroutine is
+// locked to the filtered thread, so the goroutine f runs in is on
+// another thread, and the runtime makes no thread from a locked one (it
+// asks its template thread, started before the filter was installed).
+func unfiltered(f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	return <-done
+}
+
+// kill is syscall.Kill on a thread outside the egress filter.
+func kill(pid int, sig syscall.Signal) error {
+	return unfiltered(func() error { return syscall.Kill(pid, sig) })
 }
 
 // installNotify puts the calling thread (and what it execs or forks) under

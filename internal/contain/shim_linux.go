@@ -256,7 +256,7 @@ func innerShim(c shimConfig) int {
 		select {
 		case s := <-sigs:
 			if s != syscall.SIGCHLD {
-				_ = syscall.Kill(pid, s.(syscall.Signal))
+				_ = kill(pid, s.(syscall.Signal))
 				continue
 			}
 		case <-tick.C:

@@ -25,12 +25,12 @@ import (
 // its only interface, writes a file outside the sandbox, double-forks a
 // daemon and sends SIGWINCH to this process. It returns the report and what
 // reached the outsider, the file and the signal handler.
-func escapeRun(t *testing.T, off ...string) (rep *report.Report, connected, written, signalled bool) {
+func escapeRun(t *testing.T, off ...string) (rep *report.Report, file string, connected, written, signalled bool) {
 	out := newOutsider(t)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGWINCH)
 	defer signal.Stop(sigs)
-	file := filepath.Join(t.TempDir(), "escaped.txt") // not beneath the sandbox's top
+	file = filepath.Join(t.TempDir(), "escaped.txt") // not beneath the sandbox's top
 
 	rep = observedRun(t, "escape", func(c *engine.Config) { c.LayersOff = off },
 		"-outside="+out.addr, "-outside-file="+file, fmt.Sprintf("-signal-pid=%d", os.Getpid()))
@@ -44,14 +44,14 @@ func escapeRun(t *testing.T, off ...string) (rep *report.Report, connected, writ
 	default:
 	}
 	assertNoSleeperOutlives(t)
-	return rep, connected, written, signalled
+	return rep, file, connected, written, signalled
 }
 
 // TestHostileServerIsContained: with every layer this machine offers, each
 // way out is blocked, what the harness can observe of it is recorded and
 // attributed to the probe that caused it, and nothing outlives the run.
 func TestHostileServerIsContained(t *testing.T) {
-	rep, connected, written, signalled := escapeRun(t)
+	rep, file, connected, written, signalled := escapeRun(t)
 	iso := rep.Sandbox.Isolation
 	assert.Equal(t, report.Standard, rep.Class, "every layer on: the run is not custom")
 	assert.False(t, connected, "the connection to the outsider arrived")
@@ -69,6 +69,17 @@ func TestHostileServerIsContained(t *testing.T) {
 		r := find(sweep, observers.KindSocket, func(r observers.Record) bool { return r.Data["op"] == "connect" && r.Data["port"] != "53" })
 		require.NotNil(t, r, "the connect to the outsider was not recorded in the probe that caused it: %v", sweep)
 		assert.Equal(t, "deny", r.Data["verdict"])
+		// The write and the signal are blocked (Landlock, the pid
+		// namespace) but on record all the same, in the probe that tried.
+		write := find(sweep, observers.KindProcess, func(r observers.Record) bool {
+			// the report shows the path with its stable names ({cwd}/...)
+			return r.Data["op"] == "open-write" && strings.HasSuffix(r.Data["path"], filepath.Base(filepath.Dir(file))+"/escaped.txt")
+		})
+		assert.NotNil(t, write, "the open for writing outside the sandbox was not recorded: %v", sweep)
+		sig := find(sweep, observers.KindProcess, func(r observers.Record) bool {
+			return r.Data["op"] == "signal" && r.Data["signal"] == "SIGWINCH" && r.Data["target"] == fmt.Sprint(os.Getpid())
+		})
+		assert.NotNil(t, sig, "the signal to the harness was not recorded: %v", sweep)
 		if strings.Contains(iso, "netns(lo-only)") {
 			dns := find(sweep, observers.KindSocket, func(r observers.Record) bool { return r.Data["port"] == "53" })
 			require.NotNil(t, dns, "the name lookup's query was not recorded: %v", sweep)
@@ -85,7 +96,7 @@ func TestHostileServerIsContained(t *testing.T) {
 // connection, the write and the signal land. It proves the fixture makes
 // every attempt, so the contained run's silence is containment's doing.
 func TestHostileServerUncontained(t *testing.T) {
-	rep, connected, written, signalled := escapeRun(t, "landlock", "seccomp", "namespaces")
+	rep, _, connected, written, signalled := escapeRun(t, "landlock", "seccomp", "namespaces")
 	assert.Equal(t, report.Custom, rep.Class)
 	assert.Contains(t, strings.Join(rep.ClassReasons, "; "), "sandbox.layers_off: landlock, seccomp, namespaces")
 	assert.Contains(t, rep.Sandbox.Isolation, "off by config")

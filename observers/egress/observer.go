@@ -27,8 +27,10 @@ const (
 )
 
 // Observer answers the seccomp notifications of a server's process tree:
-// it records every destination and every exec, lets through what the
-// policy allows and denies the rest. It is safe for concurrent use.
+// it records every destination, every exec, every open for writing and
+// every signal to another process, lets through what the policy allows
+// (and every exec, open and signal) and denies the rest. It is safe for
+// concurrent use.
 type Observer struct {
 	allow func(addr net.Addr) bool // the policy for IP and unix destinations
 	sup   supervisor               // the platform's notification loop

@@ -5,6 +5,12 @@ import (
 	"slices"
 )
 
+// WriteIntent are the open flags that ask to write (O_WRONLY, O_RDWR,
+// O_CREAT, O_TRUNC, O_APPEND, the same on every Linux architecture): the
+// filter notifies an open or openat only when its flags hold one of them,
+// and Supervise records an openat2 only then.
+const WriteIntent = 0x1 | 0x2 | 0x40 | 0x200 | 0x400
+
 // Loopback is the default policy: a destination on a loopback address (any
 // port) or a unix socket is allowed, anything else is denied.
 func Loopback(addr net.Addr) bool {

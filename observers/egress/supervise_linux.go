@@ -21,8 +21,10 @@ import (
 //
 // Calls it is given: connect, sendto with an address, sendmsg, sendmmsg
 // (each destination recorded, Kind "socket"; allowed ones go on, the
-// others fail with ENETUNREACH) and execve, execveat (recorded, Kind
-// "process", always allowed).
+// others fail with ENETUNREACH), execve, execveat (recorded, Kind
+// "process", always allowed), and, recorded only and always let through
+// (Kind "process"), the opens that ask to write and the signals sent to
+// other processes.
 func Supervise(fd int, allow func(addr net.Addr) bool) *Observer {
 	if allow == nil {
 		allow = Loopback
@@ -134,6 +136,11 @@ func (s *loop) handle() error {
 		c = s.sendmsg(n)
 	case unix.SYS_SENDMMSG:
 		c = s.sendmmsg(n)
+	case sysOpen, sysCreat, unix.SYS_OPENAT, unix.SYS_OPENAT2:
+		c = s.openWrite(n)
+	case unix.SYS_KILL, unix.SYS_TKILL, unix.SYS_TGKILL, unix.SYS_PIDFD_SEND_SIGNAL,
+		unix.SYS_RT_SIGQUEUEINFO, unix.SYS_RT_TGSIGQUEUEINFO:
+		c = s.signal(n)
 	default:
 		c = call{errno: unix.ENOSYS, why: "unexpected system call " + strconv.Itoa(int(n.Data.Nr))}
 	}
