@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,14 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/realserver"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sarifcheck"
 	"github.com/sealmark/sealmark/packs"
 )
-
-// everythingJS is the pinned @modelcontextprotocol/server-everything
-// (testdata/npm/package.json), installed by .ci/run with npm ci.
-const everythingJS = "../../testdata/npm/node_modules/everything/dist/index.js"
 
 // TestRunStartURLAgainstTheRealEverythingServer is sealmark run --start …
 // --url … against the real server-everything in streamable HTTP mode: the
@@ -70,14 +65,8 @@ func TestRunStartURLAgainstTheRealEverythingServer(t *testing.T) {
 // or skips t with the reason when either is missing.
 func everythingServer(t *testing.T) (node, js string) {
 	t.Helper()
+	js = realserver.Everything.Script(t)
 	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not on PATH: the real server-everything cannot run")
-	}
-	js, err = filepath.Abs(everythingJS)
 	require.NoError(t, err)
-	if _, err := os.Stat(js); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("%s is not installed: run npm ci in testdata/npm", everythingJS)
-	}
 	return node, js
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/realserver"
 )
 
 // TestNodeFilesystemServerUnderFullContainment runs the pinned reference
@@ -27,11 +28,7 @@ func TestNodeFilesystemServerUnderFullContainment(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	server, err := filepath.Abs("../../testdata/npm/node_modules/fs-latest/dist/index.js")
-	require.NoError(t, err)
-	if _, err := os.Stat(server); err != nil {
-		t.Skipf("the pinned filesystem server is missing: %v", err)
-	}
+	server := realserver.FilesystemLatest.Script(t)
 	top := t.TempDir()
 	root := filepath.Join(top, "root")
 	require.NoError(t, os.Mkdir(root, 0o700))

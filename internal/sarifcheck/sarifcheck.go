@@ -1,6 +1,6 @@
 // Package sarifcheck validates SARIF logs against the official SARIF 2.1.0
 // JSON Schema, for tests. The schema comes from the pinned npm package in
-// testdata/npm (installed by .ci/run with npm ci), not from this module.
+// testdata/npm/sarif-schema (installed by .ci/run with npm ci), not from this module.
 //
 //	sch := sarifcheck.Schema(t, "../..") // the module root, relative to the test
 //	if err := sarifcheck.Validate(sch, log); err != nil {
@@ -10,28 +10,22 @@ package sarifcheck
 
 import (
 	"bytes"
-	"errors"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/sealmark/sealmark/internal/realserver"
 )
 
-// SchemaFile is the official SARIF 2.1.0 JSON Schema (draft-04), relative
-// to the module root.
-const SchemaFile = "testdata/npm/node_modules/sarif-schema/lib/schemas/sarif-2.1.0-rtm.5.json"
-
-// Schema compiles the official schema found beneath root, the module root.
-// It skips t when the file is absent (npm ci has not run in testdata/npm).
+// Schema compiles the official schema (draft-04), from the pinned npm
+// package realserver.SARIFSchema. It skips t when the package is not
+// installed. root is kept for callers and no longer used: the module root
+// is found from the working directory.
 func Schema(t testing.TB, root string) *jsonschema.Schema {
 	t.Helper()
-	path := filepath.Join(root, SchemaFile)
+	path := realserver.SARIFSchema.Script(t)
 	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("the SARIF 2.1.0 schema is not installed (%s): run npm ci in testdata/npm", path)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,13 +11,10 @@ import (
 
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/realserver"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 )
-
-// everythingJS is the pinned @modelcontextprotocol/server-everything
-// (testdata/npm/package.json), installed by .ci/run with npm ci.
-const everythingJS = "../../testdata/npm/node_modules/everything/dist/index.js"
 
 // everythingVerdicts pins the core pack's verdict on the real
 // server-everything 2026.8.31 over stdio, probe by probe, so that a change
@@ -127,16 +123,10 @@ func TestEverything(t *testing.T) {
 // everythingJS. The test is skipped when it is not installed.
 func everythingPath(t *testing.T) string {
 	t.Helper()
-	js := os.Getenv("SEALMARK_EVERYTHING_JS")
-	if js == "" {
-		var err error
-		js, err = filepath.Abs(everythingJS)
-		require.NoError(t, err)
+	if js := os.Getenv("SEALMARK_EVERYTHING_JS"); js != "" {
+		return js
 	}
-	if _, err := os.Stat(js); err != nil {
-		t.Skipf("server-everything is not installed (%v): run npm ci in testdata/npm, as .ci/run does", err)
-	}
-	return js
+	return realserver.Everything.Script(t)
 }
 
 func findingsOf(p report.Probe) []string {

@@ -2,11 +2,10 @@ package fs_test
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/sealmark/sealmark/internal/fixture/fsserver"
+	"github.com/sealmark/sealmark/internal/realserver"
 )
 
 // The harness's share of a full fs run (passive and active): the same
@@ -30,16 +29,10 @@ func BenchmarkFullRunFixture(b *testing.B) {
 }
 
 func BenchmarkFullRunReferenceLatest(b *testing.B) {
-	if _, err := exec.LookPath("node"); err != nil {
-		b.Skip("node is not on PATH")
-	}
-	rel := filepath.Join("..", "..", "testdata", "npm", "node_modules", "fs-latest", "dist", "index.js")
-	if _, err := os.Stat(rel); err != nil {
-		b.Skipf("%s is not installed (run npm ci in testdata/npm)", rel)
-	}
+	script := realserver.FilesystemLatest.CwdArg(b)
 	dir := b.TempDir()
 	for range b.N {
-		if _, err := run(dir, "node", "{cwd}/../../testdata/npm/node_modules/fs-latest/dist/index.js", "{sandbox}"); err != nil {
+		if _, err := run(dir, "node", script, "{sandbox}"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,26 +1,10 @@
 package fs_test
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-)
 
-// realServer skips unless node and the pinned package (installed by
-// .ci/run with npm ci in testdata/npm) are there, and returns the script's
-// path as a {cwd} template.
-func realServer(t *testing.T, pkg string) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH: the real file servers cannot run")
-	}
-	rel := filepath.Join("..", "..", "testdata", "npm", "node_modules", pkg, "dist", "index.js")
-	if _, err := os.Stat(rel); err != nil {
-		t.Skipf("%s is not installed (run npm ci in testdata/npm): %v", rel, err)
-	}
-	return "{cwd}/../../testdata/npm/node_modules/" + pkg + "/dist/index.js"
-}
+	"github.com/sealmark/sealmark/internal/realserver"
+)
 
 // TestRealServers runs the fs pack, passive and active, against the
 // pinned reference file servers: 0.6.2 has the prefix-only check
@@ -29,7 +13,7 @@ func realServer(t *testing.T, pkg string) string {
 func TestRealServers(t *testing.T) {
 	t.Run("server-filesystem-0.6.2", func(t *testing.T) {
 		t.Parallel()
-		script := realServer(t, "fs-0.6.2")
+		script := realserver.Filesystem062.CwdArg(t)
 		rep := runFS(t, "node", script, "{sandbox}")
 		expect(t, rep, map[string][]string{
 			"FS-READ-PREFIX-SIBLING": {
@@ -52,7 +36,7 @@ func TestRealServers(t *testing.T) {
 	})
 	t.Run("server-filesystem-latest", func(t *testing.T) {
 		t.Parallel()
-		script := realServer(t, "fs-latest")
+		script := realserver.FilesystemLatest.CwdArg(t)
 		rep := runFS(t, "node", script, "{sandbox}")
 		expect(t, rep, nil)
 	})
