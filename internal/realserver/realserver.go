@@ -37,6 +37,12 @@ var (
 	Filesystem062    = Server{"fs-0.6.2", "@modelcontextprotocol/server-filesystem", "dist/index.js"}
 	FilesystemLatest = Server{"fs-2026.8.31", "@modelcontextprotocol/server-filesystem", "dist/index.js"}
 	Everything       = Server{"everything", "@modelcontextprotocol/server-everything", "dist/index.js"}
+	Postgres062      = Server{"postgres-0.6.2", "@modelcontextprotocol/server-postgres", "dist/index.js"}
+	GitHubMCP        = Server{"github-mcp-server-1.8.7", "github-mcp-server", "dist/index.js"}
+	MCPGit           = Server{"mcp-git-0.0.4", "mcp-git", "dist/cli.js"}
+	DesktopCommander = Server{"desktop-commander-0.2.52", "@wonderwhy-er/desktop-commander", "dist/index.js"}
+	Fetch            = Server{"fetch-1.1.2", "mcp-fetch-server", "dist/index.js"}
+	SQLite           = Server{"sqlite-1.0.9", "mcp-sqlite", "mcp-sqlite-server.js"}
 )
 
 // SARIFSchema is the official SARIF 2.1.0 JSON Schema, shipped by a pinned
