@@ -14,11 +14,13 @@ import (
 // failing the whole list.
 type Tool struct {
 	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Annotations struct {
-		ReadOnlyHint    *bool `json:"readOnlyHint,omitempty"`
-		DestructiveHint *bool `json:"destructiveHint,omitempty"`
+		Title           string `json:"title,omitempty"`
+		ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+		DestructiveHint *bool  `json:"destructiveHint,omitempty"`
 	} `json:"annotations,omitzero"`
 	// Raw is the entry exactly as the server sent it.
 	Raw json.RawMessage `json:"-"`

@@ -34,10 +34,19 @@
 // link-create (active) asks each link tool for a link in the root pointing
 // out, then reads and writes through it.
 //
+// A tool whose input schema names no arguments (a server whose schema
+// converter failed) is still a file tool when its name, title or
+// description says so (Pending): its role comes from those words, its
+// argument names from the server's refusal of a call with no arguments
+// (zod's issue list, "path: Required", pydantic's "Field required",
+// "missing required argument 'path'"), and the probe's notes say so. One
+// whose arguments cannot be learned is reported, never silently skipped.
+//
 // Every probe first runs a control per tool (read root/ok.txt and get its
 // token, list the root and see ok.txt, write inside the root and see it
-// land); a tool that fails its control makes the probe inconclusive, not a
-// pass. The harness restores the sandbox (canary contents, ok.txt, the
+// land). A tool that fails its control, or cannot be probed, is left out
+// with a note and the other tools' calls count; when no tool could be
+// probed the probe is inconclusive, not a pass. The harness restores the sandbox (canary contents, ok.txt, the
 // links, and nothing left with the probe's token) before each probe and
 // after every write that changed it, so every probe starts from the same
 // sandbox.

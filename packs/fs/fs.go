@@ -17,7 +17,7 @@ func Hinted(hints ...Hint) packs.Pack {
 		Name: "fs",
 		Doc:  "a file server must keep every read and write inside its root: no ../, absolute, sibling-prefix, link, encoded, backslash, NUL, ~ or file:// escape",
 		Applies: func(s *packs.Surface) (bool, string) {
-			if len(Tools(s, hints)) > 0 {
+			if len(Tools(s, hints)) > 0 || len(Pending(s, hints)) > 0 {
 				return true, ""
 			}
 			return false, fmt.Sprintf("no tool takes a path: none of the %d tools has a string argument named like path, file, uri, source or destination, or a paths[] argument, with a file role its name or hints tell", len(s.Tools))

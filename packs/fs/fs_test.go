@@ -56,9 +56,14 @@ func runFS(t *testing.T, command string, args ...string) *report.Report {
 // run runs the fs pack in a sandbox under dir; it is safe to call from
 // any goroutine.
 func run(dir, command string, args ...string) (*report.Report, error) {
+	return runPack(fs.Pack, dir, command, args...)
+}
+
+// runPack is run with a pack of the caller's (fs.Hinted(...)).
+func runPack(pack packs.Pack, dir, command string, args ...string) (*report.Report, error) {
 	e, err := engine.New(engine.Config{
 		Command: command, Args: args,
-		Catalog: []packs.Pack{fs.Pack}, Packs: []string{"fs"}, Active: true,
+		Catalog: []packs.Pack{pack}, Packs: []string{"fs"}, Active: true,
 		SandboxDir: dir, StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
 		StdinGrace: time.Second, TermGrace: time.Second,
 	})

@@ -28,18 +28,15 @@ func linkCreate(hints []Hint) packs.Probe {
 				return
 			}
 			links := r.tools(hints, Link)
-			if len(links) == 0 {
+			if len(links) == 0 && len(r.unprobed) == 0 && !r.dead {
 				p.NotApplicable("no tool creates a link")
 				return
 			}
-			for _, t := range links {
-				if r.dead || !r.control(t) {
-					continue
-				}
+			r.probe(links, func(t Tool) {
 				for _, tmpl := range linkTargets {
 					r.linkOut(t, hints, tmpl)
 				}
-			}
+			})
 			r.restoreNow(nil)
 			r.finish()
 		},

@@ -23,15 +23,11 @@ func readProbe(f form, hints []Hint) packs.Probe {
 				return
 			}
 			tools := r.tools(hints, Read, ReadMany, Stat, List, Search)
-			if len(tools) == 0 {
+			if len(tools) == 0 && len(r.unprobed) == 0 && !r.dead {
 				p.NotApplicable("no tool reads, stats, lists or searches a path")
 				return
 			}
-			for _, t := range tools {
-				if !r.dead && r.control(t) {
-					r.reads(t)
-				}
-			}
+			r.probe(tools, r.reads)
 			r.finish()
 		},
 	}

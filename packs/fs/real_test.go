@@ -10,6 +10,16 @@ import (
 // pinned reference file servers: 0.6.2 has the prefix-only check
 // (CVE-2025-53110) and follows links when the target is new or outside
 // (CVE-2025-53109); the newest release must pass every probe.
+//
+// 0.6.2 is installed alone, as npx gives it to a user: npm resolves zod 4,
+// which its schema converter cannot render, so 8 of its 9 tools list
+// {"$schema": ...} with no properties. The pack reads the roles from the
+// names and learns the argument names from the server's zod refusal of a
+// call with no arguments. Checked by hand with raw JSON-RPC over stdio
+// (server started on DIR/root): read_file {path: DIR/root-evil/evil.txt}
+// returned the file; write_file {path: DIR/root-evil/new.txt} created it;
+// write_file {path: DIR/root/link-file} overwrote the canary the link
+// points to, and read_file on the link returned it.
 func TestRealServers(t *testing.T) {
 	t.Run("server-filesystem-0.6.2", func(t *testing.T) {
 		t.Parallel()

@@ -62,6 +62,9 @@ type Tool struct {
 	URI       bool   // the path argument takes file:// URIs
 	Recursive bool   // List: a tree tool, listing below the directory too
 	Schema    json.RawMessage
+	// How says how the role and arguments were found when the schema did
+	// not tell them ("" when it did, or a hint did).
+	How string
 }
 
 // property is one property of an input schema, as far as roles care.
@@ -179,8 +182,8 @@ func pathArg(props []property, required map[string]bool) string {
 	return ""
 }
 
-// words splits a tool name into lower-case words at _ - . spaces and
-// camelCase boundaries.
+// words splits a tool name (or a title or description) into lower-case
+// words at anything but letters and digits, and at camelCase boundaries.
 func words(name string) []string {
 	var out []string
 	var cur []rune
@@ -193,7 +196,7 @@ func words(name string) []string {
 	rs := []rune(name)
 	for i, r := range rs {
 		switch {
-		case r == '_' || r == '-' || r == '.' || r == '/' || unicode.IsSpace(r):
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
 			flush()
 		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1])):
 			flush()
@@ -249,24 +252,51 @@ func roleByName(name string) (Role, bool) {
 // Tools finds the path-taking tools of a surface and their roles: a hint
 // decides for the tool it names; otherwise the name, the annotations
 // (readOnlyHint keeps a tool on the read side) and the input schema do.
-// Tools that take no path, or whose role cannot be told, are left out.
+// Tools that take no path, or whose role cannot be told, are left out, and
+// so are those Pending lists.
 func Tools(s *packs.Surface, hints []Hint) []Tool {
-	var out []Tool
+	ready, _ := classify(s, hints)
+	return ready
+}
+
+// Pending lists the tools whose role their name, title, description or a
+// hint tells but whose input schema names no arguments: the probes learn
+// their argument names from the server (a call with no arguments) before
+// using them. Role and How are set; the argument names are not.
+func Pending(s *packs.Surface, hints []Hint) []Tool {
+	_, pending := classify(s, hints)
+	return pending
+}
+
+func classify(s *packs.Surface, hints []Hint) (ready, pending []Tool) {
 	for _, t := range s.Tools {
 		if t.Name == "" {
 			continue
 		}
+		var ft Tool
+		var ok bool
 		if i := slices.IndexFunc(hints, func(h Hint) bool { return h.Tool == t.Name }); i >= 0 {
-			if ft, ok := fromHint(t, hints[i]); ok {
-				out = append(out, ft)
+			if hints[i].Role == "" {
+				continue
 			}
-			continue
+			if ft, ok = fromHint(t, hints[i]); !ok && schemaless(t.InputSchema) {
+				pending = append(pending, Tool{Name: t.Name, Role: hints[i].Role, Path: hints[i].Path, To: hints[i].To, How: "the hint", Schema: t.InputSchema})
+				continue
+			}
+		} else {
+			ft, ok = guess(t)
+			if !ok && schemaless(t.InputSchema) {
+				if role, recursive, how := inferRole(t); role != "" {
+					pending = append(pending, Tool{Name: t.Name, Role: role, Recursive: recursive, How: how, Schema: t.InputSchema})
+				}
+				continue
+			}
 		}
-		if ft, ok := guess(t); ok {
-			out = append(out, ft)
+		if ok {
+			ready = append(ready, ft)
 		}
 	}
-	return out
+	return ready, pending
 }
 
 func guess(t packs.Tool) (Tool, bool) {
@@ -283,13 +313,20 @@ func guess(t packs.Tool) (Tool, bool) {
 		return Tool{}, false
 	}
 	ft := Tool{Name: t.Name, Role: role, Recursive: recursive, Schema: t.InputSchema}
-	return complete(ft, props, required)
+	ft, ok := complete(ft, props, required)
+	if ok && normalize(ft.Path) == "location" && !fileish(t) {
+		return Tool{}, false // a place on a map, not in a file system
+	}
+	return ft, ok
+}
+
+// fileish reports whether the tool's name, title or description speaks of
+// files, directories or paths.
+func fileish(t packs.Tool) bool {
+	return hasAny(words(t.Name+" "+cmpOr(t.Title, t.Annotations.Title)+" "+t.Description), fileWords...)
 }
 
 func fromHint(t packs.Tool, h Hint) (Tool, bool) {
-	if h.Role == "" {
-		return Tool{}, false
-	}
 	props, required := properties(t.InputSchema)
 	ft := Tool{Name: t.Name, Role: h.Role, Path: h.Path, To: h.To, Schema: t.InputSchema}
 	_, ft.Recursive = roleByName(t.Name)

@@ -113,3 +113,33 @@ func TestNotApplicableWithoutPathTools(t *testing.T) {
 	ok, _ = fs.Pack.Applies(surface(t, referenceTools))
 	assert.True(t, ok)
 }
+
+// A location is a path only when the tool speaks of files.
+func TestLocationIsAPathOnlyForFileTools(t *testing.T) {
+	got := byName(fs.Tools(surface(t, `[
+		{"name":"get_forecast","description":"Weather forecast for a place.","inputSchema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}},
+		{"name":"get_contents","description":"Read a file's contents.","inputSchema":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}
+	]`), nil))
+	assert.Equal(t, map[string]fs.Tool{"get_contents": {Name: "get_contents", Role: fs.Read, Path: "location"}}, got)
+}
+
+// Schemaless tools that speak of files are pending, with the role and how
+// it was told; others, and tools that declare no arguments, are not.
+func TestPendingSchemaless(t *testing.T) {
+	s := surface(t, `[
+		{"name":"read_file","description":"Read a file.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"}},
+		{"name":"do_it","title":"Delete a file","inputSchema":{}},
+		{"name":"x1","description":"List the entries of a directory.","inputSchema":{}},
+		{"name":"get_weather","description":"Weather for a city.","inputSchema":{}},
+		{"name":"list_allowed_directories","description":"Directories this server may use.","inputSchema":{"type":"object","properties":{}}}
+	]`)
+	assert.Empty(t, fs.Tools(s, nil))
+	got := byName(fs.Pending(s, nil))
+	assert.Equal(t, map[string]fs.Tool{
+		"read_file": {Name: "read_file", Role: fs.Read, How: "its name"},
+		"do_it":     {Name: "do_it", Role: fs.Delete, How: "its title"},
+		"x1":        {Name: "x1", Role: fs.List, How: "the first word of its description"},
+	}, got)
+	ok, _ := fs.Pack.Applies(s)
+	assert.True(t, ok, "a schemaless file tool makes the pack apply")
+}

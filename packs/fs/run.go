@@ -22,6 +22,9 @@ type run struct {
 	layout layout
 
 	failed     []string          // controls that failed, with why
+	unprobed   []string          // path-looking tools that cannot be probed, with why
+	probed     int               // tools that passed their control and were probed
+	told       map[string]bool   // learned tools already noted
 	unanswered []string          // calls that got no answer
 	dead       bool              // the server exited: nothing more can be judged
 	patterns   map[string]string // Search tool → the pattern that lists everything
@@ -37,7 +40,7 @@ func start(p *packs.Pass, f form) *run {
 		p.NotApplicable("the run has no sandbox, so there is no canary to reach")
 		return nil
 	}
-	r := &run{p: p, sb: p.Sandbox, form: f, layout: sandboxLayout(p), patterns: map[string]string{}}
+	r := &run{p: p, sb: p.Sandbox, form: f, layout: sandboxLayout(p), patterns: map[string]string{}, told: map[string]bool{}}
 	switch {
 	case f.needs == "link-dir" && !r.layout.linkDir:
 		p.NotApplicable("root/link-dir could not be made on this platform")
@@ -57,7 +60,9 @@ func start(p *packs.Pass, f form) *run {
 	return r
 }
 
-// tools returns the surface's tools with one of the roles.
+// tools returns the surface's tools with one of the roles. A schemaless
+// tool (see Pending) is called once with no arguments to learn its
+// argument names; one that still cannot be probed is recorded with why.
 func (r *run) tools(hints []Hint, roles ...Role) []Tool {
 	var out []Tool
 	for _, t := range Tools(r.p.Surface, hints) {
@@ -65,7 +70,39 @@ func (r *run) tools(hints []Hint, roles ...Role) []Tool {
 			out = append(out, t)
 		}
 	}
+	for _, t := range Pending(r.p.Surface, hints) {
+		if !slices.Contains(roles, t.Role) || r.dead {
+			continue
+		}
+		l := r.learn(t)
+		if r.told[t.Name] {
+			if l.ok {
+				out = append(out, l.tool)
+			}
+			continue
+		}
+		r.told[t.Name] = true
+		switch {
+		case l.ok:
+			r.p.Notef("%s: %s", t.Name, l.how)
+			out = append(out, l.tool)
+		case l.none:
+			r.p.Notef("%s", l.why)
+		default:
+			r.unprobed = append(r.unprobed, t.Name+": "+l.why)
+		}
+	}
 	return out
+}
+
+// probe runs each tool's control and, when it passes, the probe's calls.
+func (r *run) probe(tools []Tool, calls func(Tool)) {
+	for _, t := range tools {
+		if !r.dead && r.control(t) {
+			r.probed++
+			calls(t)
+		}
+	}
 }
 
 // name makes a fresh name carrying the probe's token.
@@ -145,15 +182,23 @@ func (r *run) controlFailed(t Tool, format string, args ...any) {
 	r.failed = append(r.failed, fmt.Sprintf("%s: %s", t.Name, fmt.Sprintf(format, args...)))
 }
 
-// finish sets the verdict the findings do not: inconclusive when a control
-// failed, a call got no answer or the server exited.
+// finish sets the verdict the findings do not. The probe is inconclusive
+// when the server exited, a call got no answer, or no tool could be probed
+// (every control failed, or a path-looking tool's arguments could not be
+// learned). A tool that failed its control or could not be learned while
+// others were probed is left out with a note: the others' verdicts count.
 func (r *run) finish() {
 	var why []string
 	if r.dead {
 		why = append(why, fmt.Sprintf("the server exited (%s)", r.p.Server.ExitStatus()))
 	}
-	if len(r.failed) > 0 {
-		why = append(why, "control failed: "+strings.Join(r.failed, "; "))
+	excluded := slices.Concat(prefixed("control failed: ", r.failed), prefixed("not probed: ", r.unprobed))
+	if r.probed == 0 {
+		why = append(why, excluded...)
+	} else {
+		for _, e := range excluded {
+			r.p.Notef("left out, the other tools were probed: %s", e)
+		}
 	}
 	if len(r.unanswered) > 0 {
 		why = append(why, "no answer to "+strings.Join(r.unanswered, ", "))
@@ -162,6 +207,15 @@ func (r *run) finish() {
 		r.p.Inconclusive("%s", strings.Join(why, "; "))
 	}
 	r.p.Notef("%d calls", r.calls)
+}
+
+// prefixed puts prefix before each of list.
+func prefixed(prefix string, list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = prefix + s
+	}
+	return out
 }
 
 // consume marks every observation so far as judged.

@@ -28,15 +28,11 @@ func writeProbe(f form, hints []Hint) packs.Probe {
 				return
 			}
 			tools := r.tools(hints, Write, Edit, Mkdir, Move, Delete, Link)
-			if len(tools) == 0 {
+			if len(tools) == 0 && len(r.unprobed) == 0 && !r.dead {
 				p.NotApplicable("no tool writes, edits, creates, moves, deletes or links a path")
 				return
 			}
-			for _, t := range tools {
-				if !r.dead && r.control(t) {
-					r.writes(t)
-				}
-			}
+			r.probe(tools, r.writes)
 			r.sweep(tools)
 			r.finish()
 		},
