@@ -146,7 +146,24 @@ type Sandbox struct {
 	Top, Root, RootEvil, Canary, Home, Tmp, Bin string
 	OKToken                                     string   // content of root/ok.txt
 	Files                                       []Secret // canary files, by path relative to Top
+	// Git is the git pack's layout; nil when the run staged none.
+	Git *GitSandbox
 }
+
+// GitSandbox is the git pack's layout as a probe sees it. Paths are
+// absolute; one that could not be made is "".
+type GitSandbox struct {
+	Repo    string // root/repo ({repo}): one commit, a staged change, an untracked file
+	Hostile string // root/hostile: its config, hooks and attributes run sm-canary HostileMarker<what>
+	// Repos are the repositories outside the root whose secret (in a
+	// committed file, the commit message and an untracked file's name)
+	// must never reach a response: Name is canary/repo or root-evil/repo.
+	Repos []Secret
+}
+
+// HostileMarker starts the argument sm-canary gets from root/hostile; the
+// rest names the configuration key or hook that ran it.
+const HostileMarker = "sealmark-hostile:"
 
 // Errors a Server's Request wraps, so probes can tell a hang from a crash.
 var (

@@ -38,10 +38,11 @@ import (
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
 	"github.com/sealmark/sealmark/packs/fs"
+	"github.com/sealmark/sealmark/packs/git"
 )
 
 // All is every pack Sealmark ships, in run order.
-var All = []packs.Pack{core.Pack, fs.Pack}
+var All = []packs.Pack{core.Pack, fs.Pack, git.Pack}
 
 // Engine is one run.
 type Engine struct {
@@ -145,6 +146,27 @@ func (e *Engine) Packs() []packs.Pack {
 	return out
 }
 
+// wantsGit reports whether the run needs the git pack's repositories: the
+// git pack is selected, or the configuration names {repo}. They cost a few
+// git commands, so other runs go without.
+func (e *Engine) wantsGit() bool {
+	for _, p := range e.Packs() {
+		if p.Name == "git" {
+			return true
+		}
+	}
+	texts := append([]string{e.cfg.Start, e.cfg.URL}, e.cfg.Args...)
+	for _, kv := range e.cfg.Env {
+		texts = append(texts, kv.Value)
+	}
+	for _, t := range texts {
+		if strings.Contains(t, "{repo}") {
+			return true
+		}
+	}
+	return false
+}
+
 // Open makes the sandbox (or the throwaway working directory), the
 // canaries and the placeholders. Its error means the harness could not run.
 func (e *Engine) Open() error {
@@ -182,7 +204,7 @@ func (e *Engine) Open() error {
 		e.rep.Sandbox.EnvMode = "inherited"
 	}
 	if !e.cfg.NoSandbox {
-		sb, err := sandbox.New(sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness})
+		sb, err := sandbox.New(sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness, GitRepo: e.wantsGit()})
 		if err != nil {
 			return e.harnessError(fmt.Errorf("making the sandbox: %v", err))
 		}
@@ -202,8 +224,16 @@ func (e *Engine) Open() error {
 			e.rep.Sandbox.EnvMode = "inherited"
 		}
 		e.vars["sandbox"], e.vars["sandbox_home"] = sb.Root, sb.Home
+		if sb.Repo != "" {
+			e.vars["repo"] = sb.Repo
+		}
 		for _, f := range sb.Files {
 			e.redactor.Secret(f.Secret, "<canary-file>")
+		}
+		for _, s := range []string{sb.CanaryRepoSecret, sb.Git.EvilRepoSecret} {
+			if s != "" {
+				e.redactor.Secret(s, "<canary-file>")
+			}
 		}
 		e.redactor.Secret(sb.OKToken, "<ok-token>")
 		e.redactor.Stable(sb.Root, "{sandbox}")

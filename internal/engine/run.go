@@ -67,6 +67,15 @@ func (e *Engine) sandboxView() *packs.Sandbox {
 	for _, f := range e.sb.Files {
 		v.Files = append(v.Files, packs.Secret{Name: f.Name, Value: f.Secret})
 	}
+	if e.sb.Repo != "" {
+		v.Git = &packs.GitSandbox{Repo: e.sb.Repo, Hostile: e.sb.Git.Hostile}
+		if e.sb.CanaryRepoSecret != "" {
+			v.Git.Repos = append(v.Git.Repos, packs.Secret{Name: "canary/repo", Value: e.sb.CanaryRepoSecret})
+		}
+		if e.sb.Git.EvilRepoSecret != "" {
+			v.Git.Repos = append(v.Git.Repos, packs.Secret{Name: "root-evil/repo", Value: e.sb.Git.EvilRepoSecret})
+		}
+	}
 	return v
 }
 

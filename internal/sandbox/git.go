@@ -139,7 +139,8 @@ var (
 	repoStaged = repoFile{"README.md", "# Sealmark git fixture\n\nA repository for the git pack.\n\nA staged change.\n"}
 )
 
-// makeRepos makes canary/repo and, when gitRepo, root/repo. Without git, or
+// makeRepos makes canary/repo and, when gitRepo, root/repo and the rest of
+// the git pack's layout (GitLayout). Without git, or
 // when git fails, they are left out and a note says why.
 func (s *Sandbox) makeRepos(gitRepo bool) {
 	g, err := findGit(s.Home)
@@ -168,6 +169,7 @@ func (s *Sandbox) makeRepos(gitRepo bool) {
 		return
 	}
 	s.Repo = dir
+	s.makeGitLayout(g)
 }
 
 // makeWorkRepo makes root/repo: one commit, a staged change to a tracked

@@ -104,7 +104,7 @@ func TestWorkRepo(t *testing.T) {
 		want string
 	}{
 		{[]string{"log", "--format=%s|%aI|%cI"}, "initial commit|2025-01-01T00:00:00+00:00|2025-01-01T00:00:00+00:00"},
-		{[]string{"status", "--porcelain"}, "M  README.md\n?? canary-link"},
+		{[]string{"status", "--porcelain"}, "M  README.md\n?? canary-link\n?? untracked.txt"},
 		{[]string{"diff", "--cached", "--name-only"}, "README.md"},
 		{[]string{"diff", "--name-only"}, ""},
 		{[]string{"symbolic-ref", "HEAD"}, "refs/heads/main"},

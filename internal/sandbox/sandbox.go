@@ -22,7 +22,8 @@ type Options struct {
 	// "" means os.Executable().
 	Harness string
 	// GitRepo also makes root/repo, the git pack's repository (see
-	// [Sandbox.Repo]). Without git it is left out and Notes says why.
+	// [Sandbox.Repo]), and the rest of its layout ([GitLayout]). Without
+	// git they are left out and Notes says why.
 	GitRepo bool
 }
 
@@ -49,9 +50,10 @@ type Sandbox struct {
 	LinkDir  string // root/link-dir -> ../canary; "" when the platform refused the link
 	LinkFile string // root/link-file -> ../canary/secret.txt; "" when refused
 
-	CanaryRepo       string // canary/repo: a git repository with one commit; "" without git
-	CanaryRepoSecret string // content of the repository's one file, also in its commit message
-	Repo             string // root/repo with Options.GitRepo: one commit, a staged change, an untracked link to CanaryRepo; "" otherwise
+	CanaryRepo       string    // canary/repo: a git repository with one commit; "" without git
+	CanaryRepoSecret string    // content of the repository's one file, also in its commit message
+	Repo             string    // root/repo with Options.GitRepo: one commit, a staged change, an untracked file and an untracked link to CanaryRepo; "" otherwise
+	Git              GitLayout // with Options.GitRepo: the git pack's other repositories
 
 	Notes []string // what could not be made, and why
 }
@@ -137,6 +139,9 @@ func (s *Sandbox) Secrets() []string {
 	}
 	if s.CanaryRepoSecret != "" {
 		out = append(out, s.CanaryRepoSecret)
+	}
+	if s.Git.EvilRepoSecret != "" {
+		out = append(out, s.Git.EvilRepoSecret)
 	}
 	return out
 }

@@ -1,0 +1,92 @@
+package git_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/fixture/gitserver"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/smbin"
+	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/git"
+)
+
+func TestMain(m *testing.M) {
+	contain.Dispatch()
+	gitserver.Dispatch()
+	smbin.Dispatch()
+	os.Exit(m.Run())
+}
+
+func TestPackDefinition(t *testing.T) {
+	for _, err := range git.Pack.Check() {
+		t.Error(err)
+	}
+	for _, p := range git.Pack.Probes {
+		if !strings.Contains(p.Doc, " class)") {
+			t.Errorf("%s: doc %q names no class", p.ID, p.Doc)
+		}
+	}
+}
+
+// runGit runs the git pack (passive and active) against a server and
+// checks that the run itself went well.
+func runGit(t *testing.T, command string, args ...string) *report.Report {
+	t.Helper()
+	e, err := engine.New(engine.Config{
+		Command: command, Args: args,
+		Catalog: []packs.Pack{git.Pack}, Packs: []string{"git"}, Active: true,
+		SandboxDir: t.TempDir(), StartTimeout: 20 * time.Second, CallTimeout: 10 * time.Second,
+		StdinGrace: time.Second, TermGrace: time.Second,
+	})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep := e.Run(ctx, engine.Hooks{})
+	require.Empty(t, rep.HarnessError)
+	require.Len(t, rep.Packs, 1)
+	return rep
+}
+
+// expect checks a report against the probes that must fail, each with
+// findings containing the given texts; every other probe must pass or be
+// not applicable. A missing finding fails as loudly as an unexpected one.
+func expect(t *testing.T, rep *report.Report, want map[string][]string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, p := range rep.Packs[0].Probes {
+		seen[p.ID] = true
+		texts, expected := want[p.ID]
+		if expected && p.Verdict != packs.Failed {
+			t.Errorf("%s: verdict %s (%s), want fail with %q", p.ID, p.Verdict, p.Reason, texts)
+			continue
+		}
+		for _, text := range texts {
+			if !slices.ContainsFunc(p.Findings, func(f packs.Finding) bool { return strings.Contains(f.Message, text) }) {
+				t.Errorf("%s: findings %v, want one containing %q", p.ID, p.Findings, text)
+			}
+		}
+		switch {
+		case !expected && p.Verdict == packs.Failed:
+			t.Errorf("%s: unexpected fail: %v", p.ID, p.Findings)
+		case !expected && p.Verdict != packs.Passed && p.Verdict != packs.NotApplicable:
+			t.Errorf("%s: verdict %s (%s), want pass", p.ID, p.Verdict, p.Reason)
+		}
+		if testing.Verbose() {
+			t.Logf("%s: %s %s %v notes %q", p.ID, p.Verdict, p.Reason, p.Findings, p.Notes)
+		}
+	}
+	for id := range want {
+		if !seen[id] {
+			t.Errorf("%s: probe did not run", id)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package git
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/fs"
+)
+
+// Op is what a git tool does, as far as the probes care.
+type Op string
+
+// The operations the git pack tells apart.
+const (
+	Read     Op = "read"     // reads a repository: status, log, diff, show, blame, grep, ...
+	Write    Op = "write"    // changes a repository: commit, checkout, add, reset, branch, tag, ...
+	Init     Op = "init"     // creates a repository at a path
+	Clone    Op = "clone"    // copies a repository from a URL to a destination
+	Worktree Op = "worktree" // adds a worktree at a path
+	Export   Op = "export"   // writes a file: archive, bundle, format-patch
+	Remote   Op = "remote"   // adds or changes a remote's URL
+	Workdir  Op = "workdir"  // sets the directory later calls run in
+)
+
+// Tool is one tool as the git pack probes it.
+type Tool struct {
+	Name string
+	Op   Op
+	// Repo is the argument naming the repository or the directory the
+	// command runs in; "" when the tool uses the server's own.
+	Repo         string
+	RepoRequired bool
+	URL          string   // Clone, Remote: the source or remote URL argument
+	Dest         string   // Clone, Worktree, Export: what is created; Workdir: the directory
+	Refs         []string // the other string arguments that reach git: refs, branches, names, messages, paths
+	Paths        string   // an array of paths (git add's files), or ""
+	Schema       json.RawMessage
+}
+
+// Argument names, normalized, by what they carry.
+var (
+	repoNames = []string{"repopath", "repo", "repository", "repositorypath", "repodir", "repositorydir", "gitdir", "directory",
+		"dir", "cwd", "workingdir", "workdir", "workingdirectory", "projectpath", "project", "root", "path"}
+	urlNames  = []string{"url", "repourl", "repositoryurl", "remoteurl", "source", "src", "from", "origin", "remote"}
+	destNames = []string{"destination", "dest", "targetdir", "targetpath", "target", "localpath", "clonepath", "output",
+		"outputpath", "outputdir", "outputfile", "file", "to", "directory", "dir", "path", "worktreepath"}
+	pathsNames = []string{"files", "paths", "filepaths", "pathspec", "pathspecs"}
+	gitWords   = []string{"git", "commit", "checkout", "clone", "rebase", "stash", "cherry", "blame", "bisect", "worktree",
+		"fetch", "pull", "push", "merge", "reflog"}
+	readWords = []string{"status", "log", "diff", "show", "blame", "grep", "describe", "reflog", "shortlog", "ls", "list",
+		"get", "read", "view", "search", "info", "history", "rev", "parse"}
+)
+
+// Tools finds the git tools of a surface and what each does. A tool is a
+// git tool when its name says git (or an operation only git has) or it
+// takes a repository argument; the operation comes from its name and, for
+// the read side, its readOnlyHint.
+func Tools(s *packs.Surface) []Tool {
+	var out []Tool
+	for _, t := range s.Tools {
+		if gt, ok := guess(t); ok {
+			out = append(out, gt)
+		}
+	}
+	return out
+}
+
+func guess(t packs.Tool) (Tool, bool) {
+	ws := fs.Words(t.Name)
+	args := fs.Args(t.InputSchema)
+	gt := Tool{Name: t.Name, Schema: t.InputSchema}
+	gt.Op = opOf(ws, t)
+	taken := []string{}
+	pick := func(names []string) string {
+		for _, n := range names {
+			for _, a := range args {
+				if a.String && a.Norm == n && !slices.Contains(taken, a.Name) {
+					taken = append(taken, a.Name)
+					return a.Name
+				}
+			}
+		}
+		return ""
+	}
+	switch gt.Op {
+	case Workdir:
+		gt.Dest = pick(append([]string{"path", "directory", "dir", "cwd"}, repoNames...))
+		if gt.Dest == "" {
+			return Tool{}, false
+		}
+	case Clone:
+		gt.URL = pick(urlNames)
+		gt.Dest = pick(destNames)
+		gt.Repo = pick(repoNames)
+	case Remote:
+		gt.URL = pick(urlNames)
+		gt.Repo = pick(repoNames)
+	case Worktree, Export:
+		gt.Repo = pick(repoNames[:len(repoNames)-1]) // "path" is where the worktree or file goes
+		gt.Dest = pick(destNames)
+	default:
+		gt.Repo = pick(repoNames)
+	}
+	for _, a := range args {
+		switch {
+		case a.Strings && slices.Contains(pathsNames, a.Norm):
+			gt.Paths = a.Name
+		case a.String && !slices.Contains(taken, a.Name) && !fixed(a.Schema):
+			gt.Refs = append(gt.Refs, a.Name)
+		}
+		if a.Name == gt.Repo {
+			gt.RepoRequired = a.Required
+		}
+	}
+	isGit := hasAny(ws, gitWords...) || gt.Repo != "" && slices.ContainsFunc(args, func(a fs.Arg) bool {
+		return a.Name == gt.Repo && strings.Contains(a.Norm, "repo")
+	})
+	if !isGit {
+		return Tool{}, false
+	}
+	return gt, true
+}
+
+// opOf tells the operation from the tool's name words and annotations.
+func opOf(ws []string, t packs.Tool) Op {
+	switch {
+	case hasAny(ws, "cd", "chdir") || hasAny(ws, "set", "change", "switch") && hasAny(ws, "working", "workdir", "cwd", "wd", "directory", "dir"):
+		return Workdir
+	case hasAny(ws, "clone"):
+		return Clone
+	case hasAny(ws, "worktree"):
+		return Worktree
+	case hasAny(ws, "init"):
+		return Init
+	case hasAny(ws, "archive", "bundle", "export") || hasAny(ws, "format") && hasAny(ws, "patch"):
+		return Export
+	case hasAny(ws, "remote") && hasAny(ws, "add", "set", "url", "update"):
+		return Remote
+	}
+	if h := t.Annotations.ReadOnlyHint; h != nil {
+		if *h {
+			return Read
+		}
+		return Write
+	}
+	if hasAny(ws, readWords...) && !hasAny(ws, "commit", "checkout", "add", "reset", "push", "pull", "merge", "rebase", "stash", "create", "delete", "remove", "tag", "branch", "switch", "restore", "rm", "mv", "apply", "revert", "fetch", "sync", "flow") {
+		return Read
+	}
+	return Write
+}
+
+// fixed reports whether a property's value is chosen from a list (enum,
+// const): no free text reaches git through it.
+func fixed(schema json.RawMessage) bool {
+	var p struct {
+		Enum  []any `json:"enum"`
+		Const any   `json:"const"`
+	}
+	return json.Unmarshal(schema, &p) == nil && (len(p.Enum) > 0 || p.Const != nil)
+}
+
+func hasAny(ws []string, names ...string) bool {
+	for _, w := range ws {
+		if slices.Contains(names, w) {
+			return true
+		}
+	}
+	return false
+}
