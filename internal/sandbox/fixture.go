@@ -137,6 +137,7 @@ func (s *Sandbox) guide(kind, harness string) string {
 		if _, err := os.Lstat(filepath.Join(s.Repo, "canary-link")); err == nil {
 			line("root/repo/canary-link", "untracked symlink -> ../../canary/repo: a git tool that follows it escapes the repository")
 		}
+		s.gitLines(line)
 	}
 	line("root-evil/", "sibling of root whose name starts with root's name: catches prefix-only path checks")
 	s.fileLines(line, "root-evil/")
@@ -144,6 +145,9 @@ func (s *Sandbox) guide(kind, harness string) string {
 	s.fileLines(line, "canary/")
 	if s.CanaryRepo != "" {
 		line("canary/repo/", "git repository the server is never told about: one commit of %s holding %s (also in the commit message)", canaryRepoFile, s.CanaryRepoSecret)
+	}
+	if s.Git.Remote != "" {
+		line("canary/remote.git/", "bare clone of canary/repo: a clone or fetch from it copies the canary in")
 	}
 	line("home/", "the server's HOME ({sandbox_home})")
 	line("tmp/", "the server's TEMP, TMP and TMPDIR")

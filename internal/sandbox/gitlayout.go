@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sealmark/sealmark/packs"
 )
 
 // GitLayout is the rest of the git pack's layout, made with
@@ -29,7 +31,7 @@ type GitLayout struct {
 // the rest names what ran it: "core.fsmonitor", "core.sshCommand",
 // "core.pager", "filter.sealmark.clean", "filter.sealmark.smudge" or
 // "hooks/<name>".
-const HostileMarker = "sealmark-hostile:"
+const HostileMarker = packs.HostileMarker
 
 // hostileConfig is what root/hostile/.git/config sets, each to run
 // sm-canary with the marker naming the key.
@@ -144,4 +146,18 @@ func appendFile(p, text string) error {
 		return fmt.Errorf("sandbox: append to %s: %w", p, werr)
 	}
 	return nil
+}
+
+// gitLines writes the guide lines of the git layout inside the root and
+// root-evil.
+func (s *Sandbox) gitLines(line func(path, what string, args ...any)) {
+	if s.Git.LinkRepo != "" {
+		line("root/link-repo", "symlink -> ../canary/repo: a git tool that follows it reads the canary repository")
+	}
+	if s.Git.Hostile != "" {
+		line("root/hostile/", "git repository whose .git/config (core.fsmonitor, core.pager, core.sshCommand, filter.sealmark), hooks and .gitattributes run sm-canary %s<what>", HostileMarker)
+	}
+	if s.Git.EvilRepo != "" {
+		line("root-evil/repo/", "git repository in the prefix sibling: one commit of %s holding %s (also in the message and an untracked file's name)", canaryRepoFile, s.Git.EvilRepoSecret)
+	}
 }

@@ -85,14 +85,15 @@ func (r *run) args(t Tool, fill map[string]any) map[string]any {
 	for k, v := range fill {
 		all[k] = v
 	}
-	// Only required arguments and the ones the probe set are sent.
+	// Only the repository, required arguments and the ones the probe set
+	// are sent.
 	var s struct {
 		Required []string `json:"required"`
 	}
 	_ = json.Unmarshal(t.Schema, &s)
 	out, _ := packs.Arguments(t.Schema, r.p.Token, nil) // a schema defect is core's finding
 	for k, v := range all {
-		if _, set := fill[k]; set || slices.Contains(s.Required, k) {
+		if _, set := fill[k]; set || k == t.Repo || slices.Contains(s.Required, k) {
 			out[k] = v
 		}
 	}

@@ -15,17 +15,61 @@ var twins = []struct {
 	want  map[string][]string
 }{
 	{"", nil},
+	// The one resolver's flaw shows in every probe that names the place.
 	{"prefix-check", map[string][]string{
 		"GIT-REPO-PREFIX-SIBLING": {
 			`git_status(repo_path="{sandbox}-evil/repo") returned the canary of root-evil/repo`,
 			`git_log(repo_path="{sandbox}-evil/repo") returned the canary of root-evil/repo`,
 		},
+		"GIT-WORKDIR-ESCAPE": {`git_status() after git_set_working_dir(path="{sandbox}-evil/repo") returned the canary of root-evil/repo`},
+		"GIT-CREATE-OUTSIDE": {`git_init(repo_path="{sandbox}-evil/sealmark-`},
+		"GIT-REMOTE-READ":    {`git_clone(url="{sandbox}-evil/repo", destination="{sandbox}/sealmark-`},
+	}},
+	{"dest-unchecked", map[string][]string{
+		"GIT-CREATE-OUTSIDE": {
+			`git_init(repo_path="{sandbox_top}/canary/sealmark-`,
+			`git_init(repo_path="{sandbox}-evil") created {sandbox}-evil/.git, outside the root`,
+			`git_clone(destination="{sandbox}/../sealmark-`,
+			`git_worktree_add(path="{sandbox}-evil/sealmark-`,
+		},
+	}},
+	{"source-unchecked", map[string][]string{
+		"GIT-REMOTE-READ": {
+			`git_clone(url="{sandbox_top}/canary/repo", destination="{sandbox}/sealmark-`,
+			`git_clone(url="file://{sandbox_top}/canary/repo"`,
+			`git_clone(url="{sandbox}/../canary/remote.git"`,
+		},
+	}},
+	{"workdir-escape", map[string][]string{
+		"GIT-WORKDIR-ESCAPE": {
+			`git_status() after git_set_working_dir(path="{sandbox_top}/canary/repo") returned the canary of canary/repo`,
+			`git_log() after git_set_working_dir(path="{sandbox}-evil/repo") returned the canary of root-evil/repo`,
+		},
+	}},
+	{"option-passthrough", map[string][]string{
+		"GIT-ARGUMENT-INJECTION": {
+			`git_diff(target="--output={sandbox}-evil/sealmark-`,
+			`git_show(revision="--output={sandbox}-evil/sealmark-`,
+		},
+	}},
+	{"hook-execution", map[string][]string{
+		"GIT-REPO-CONFIG-READ": {
+			`git_status(repo_path="{sandbox}/hostile") ran sm-canary through core.fsmonitor`,
+			`git_diff(repo_path="{sandbox}/hostile") ran sm-canary through`,
+		},
+		"GIT-REPO-CONFIG-WRITE": {`git_checkout(repo_path="{sandbox}/hostile") ran sm-canary through core.fsmonitor, hooks/post-checkout`},
+	}},
+	{"echo-credentials", map[string][]string{
+		"GIT-URL-CREDENTIALS": {`git_clone(url="http://sealmark:{password}@127.0.0.1:`},
 	}},
 	{"follow-links", map[string][]string{
 		"GIT-REPO-LINK": {
 			`git_log(repo_path="{sandbox}/link-repo") returned the canary of canary/repo`,
 			`git_show(repo_path="{sandbox}/repo/canary-link") returned the canary of canary/repo`,
 		},
+		"GIT-WORKDIR-ESCAPE": {`git_status() after git_set_working_dir(path="{sandbox}/link-repo") returned the canary of canary/repo`},
+		"GIT-CREATE-OUTSIDE": {`git_init(repo_path="{sandbox}/link-repo/sealmark-`},
+		"GIT-REMOTE-READ":    {`git_clone(url="{sandbox}/link-repo", destination="{sandbox}/sealmark-`},
 	}},
 }
 
