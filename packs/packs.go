@@ -25,6 +25,8 @@
 package packs
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"regexp"
 )
@@ -60,12 +62,57 @@ type Pack struct {
 	// User marks a pack of the user's own probes (packs/table): reported
 	// as theirs, it does not change the run's class.
 	User bool
+	// Starts, when set, asks for one start of the server per Start it
+	// returns, each with its own extra placeholder values (a database pack
+	// starts the server once per role, each with its own {dsn}); the
+	// probes run on every start. Nil means one start with no extra values.
+	// An error wrapping ErrNotApplicable makes the pack not applicable
+	// with the error's text as the reason; any other error fails the pack.
+	Starts func(s *Setup) ([]Start, error)
 }
+
+// Setup is what Pack.Starts gets to prepare its starts.
+type Setup struct {
+	Ctx context.Context
+	// Vars are the run's placeholder values (sandbox, cwd, port, ...).
+	Vars map[string]string
+	// Hints are the hints the user gave this pack (hints.<pack> in
+	// sealmark.yaml, Config.Hints), nil when none.
+	Hints map[string]any
+}
+
+// Start is one start of the server that a pack asks for (Pack.Starts).
+type Start struct {
+	// Name is kebab-case and becomes a go test -run segment between the
+	// pack and its probes (Packs/db/reader/...) and the report's
+	// Pack.Start. A single start may leave it empty.
+	Name string
+	// Vars are extra placeholder values, without braces ({dsn} is "dsn"):
+	// they expand in server.args and server.env of this start (a stdio
+	// server; an HTTP server is started once for the run),
+	// and probes read them in Pass.Vars.
+	Vars map[string]string
+	// Secrets are values masked as <redacted> in every output (a password
+	// inside a DSN of Vars).
+	Secrets []string
+	// Close undoes what made this start's values (drops a role, ...) after
+	// the server stopped and the probes ran; nil when there is nothing to
+	// undo. The engine calls it on every exit path once Starts returned.
+	Close func()
+}
+
+// ErrNotApplicable marks an error of Pack.Starts as "the pack does not
+// apply": fmt.Errorf("%w: no db.admin_dsn configured", packs.ErrNotApplicable).
+var ErrNotApplicable = errors.New("not applicable")
 
 var (
 	idPattern   = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
 	namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 )
+
+// ValidName reports whether name is kebab-case, as pack, probe and start
+// names must be (each becomes a go test -run segment).
+func ValidName(name string) bool { return namePattern.MatchString(name) }
 
 // Check reports every problem with the pack's definition: names, ids,
 // duplicates and missing functions. Packs are checked by their own tests and

@@ -77,8 +77,9 @@ func TestFindingFailsTheProbe(t *testing.T) {
 
 	raw, err := os.ReadFile(reportPath)
 	require.NoError(t, err, "the report is written")
-	var rep struct{ Schema, Class string }
-	require.NoError(t, json.Unmarshal(raw, &rep))
+	var set map[string]struct{ Schema, Class string }
+	require.NoError(t, json.Unmarshal(raw, &set))
+	rep := set["TestVictim"]
 	assert.Equal(t, "sealmark.report/v1", rep.Schema)
 	assert.Equal(t, "STANDARD", rep.Class)
 	assert.NotContains(t, string(raw), "sm-canary-")
@@ -95,12 +96,13 @@ func TestLayersOffMakesTheRunCustom(t *testing.T) {
 	require.NoError(t, err, out)
 	raw, err := os.ReadFile(reportPath)
 	require.NoError(t, err, "the report is written")
-	var rep struct {
+	var set map[string]struct {
 		Class        string
 		ClassReasons []string
 		Sandbox      struct{ Isolation string }
 	}
-	require.NoError(t, json.Unmarshal(raw, &rep))
+	require.NoError(t, json.Unmarshal(raw, &set))
+	rep := set["TestVictim"]
 	assert.Equal(t, "CUSTOM", rep.Class)
 	assert.Contains(t, rep.ClassReasons, "sandbox.layers_off: landlock, fsize: the server ran with weaker containment")
 	assert.NotContains(t, rep.Sandbox.Isolation, "fs=landlock(", "landlock is off")
@@ -113,7 +115,7 @@ func TestLayersOffMakesTheRunCustom(t *testing.T) {
 	t.Setenv("VICTIM_LAYERS_OFF", "selinux")
 	out, err, _ = victim(t, "", "^TestVictim$")
 	require.Error(t, err, "an unknown layer fails the test")
-	assert.Contains(t, out, `sealmarktest: unknown containment layer "selinux" in sandbox.layers_off (known: landlock, seccomp, namespaces, cgroup, fsize)`)
+	assert.Contains(t, out, `sealmarktest: Config.LayersOff: sandbox.layers_off: unknown containment layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize)`)
 }
 
 func TestRunSelectsOneProbe(t *testing.T) {

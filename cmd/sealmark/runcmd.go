@@ -9,19 +9,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
-	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
-	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/table"
 )
 
 // repeated is a flag that may be given many times.
@@ -149,12 +145,6 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.active && !f.yes && !confirmActive(stdin, stderr) {
 		return usageErr("--active needs confirmation: answer y on a terminal, or add --yes")
 	}
-	var baseline *report.Baseline
-	if res.Baseline != "" {
-		if baseline, err = report.LoadBaseline(res.Baseline); err != nil {
-			return usageErr("%v", err)
-		}
-	}
 	e, err := engine.New(cfg)
 	if err != nil {
 		return usageErr("%v", err)
@@ -171,7 +161,6 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	errFile, isFile := stderr.(*os.File)
 	rep := e.Run(ctx, progressHooks(stderr, isFile && isTerminal(errFile), f.quiet))
 	stop()
-	report.ApplyBaseline(rep, baseline)
 	report.WriteText(stdout, rep)
 	for _, out := range []struct {
 		flag, path string
@@ -216,62 +205,18 @@ func resolve(f *runFlags, fs *flag.FlagSet, rest []string) (*config.Resolved, er
 	if err != nil {
 		return nil, err
 	}
-	var known []string
-	for _, p := range engine.All {
-		known = append(known, p.Name)
-	}
-	if len(res.Probes) > 0 {
-		known = append(known, config.UserPack)
-	}
-	if err := errors.Join(res.Check(), res.CheckPacks(known), res.CheckLayers(engine.Layers)); err != nil {
+	if err := engine.CheckSettings(res); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// engineConfig turns resolved settings into the engine's Config. Settings
-// the engine cannot honour yet are errors, never silently ignored.
+// engineConfig turns resolved settings into the engine's Config, the same
+// way sealmarktest does (engine.FromSettings).
 func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
-	s := res.Settings
-	switch {
-	case s.URL != "" && s.Command != "":
-		return engine.Config{}, errors.New("server.command and server.url: an HTTP server the harness starts is given as server.start (--start), not as the command after --")
-	}
-	sev, err := packs.ParseSeverity(s.FailOn)
-	if err != nil {
-		return engine.Config{}, fmt.Errorf("fail_on: %v", err)
-	}
-	cfg := engine.Config{
-		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
-		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
-		LayersOff: s.LayersOff, Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
-		Log: log, Version: version,
-	}
-	for _, kv := range s.Env {
-		cfg.Env = append(cfg.Env, environ.KV{Name: kv.Name, Value: kv.Value})
-	}
-	cfg.URL, cfg.Start = s.URL, s.Start
-	if len(s.Probes) > 0 {
-		rows, err := table.Rows(s.Probes)
-		if err != nil {
-			return engine.Config{}, fmt.Errorf("probes: %v", err)
-		}
-		pk, err := table.Pack(config.UserPack, rows)
-		if err != nil {
-			return engine.Config{}, fmt.Errorf("probes: %v", err)
-		}
-		cfg.Catalog = append(slices.Clone(engine.All), pk)
-		if len(cfg.Packs) > 0 {
-			cfg.Packs = append(slices.Clone(cfg.Packs), pk.Name)
-		}
-	}
-	for _, h := range s.Headers {
-		cfg.Headers = append(cfg.Headers, environ.KV{Name: h.Name, Value: h.Value})
-	}
-	for _, fl := range s.Files {
-		cfg.Files = append(cfg.Files, engine.File{Path: fl.Path, Content: fl.Content})
-	}
-	return cfg, nil
+	cfg, err := engine.FromSettings(res.Settings)
+	cfg.Log, cfg.Version = log, version
+	return cfg, err
 }
 
 // preflight checks, before anything starts, the directories the run will

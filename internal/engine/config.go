@@ -1,14 +1,18 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/table"
 )
 
 // Config is one run's settings, resolved by a front end. The zero value of
@@ -84,6 +88,17 @@ type Config struct {
 	Version string
 	// Catalog is the packs the run may choose from; default All.
 	Catalog []packs.Pack
+	// Rows are the user's own table-driven probes (packs/table), run as a
+	// pack of their own named RowsPack (default "mine") after the others;
+	// naming that pack in Packs runs it once.
+	Rows     []table.Row
+	RowsPack string
+	// Hints are per pack free-form keys the pack validates (hints: in
+	// sealmark.yaml); Pack.Starts gets its pack's.
+	Hints map[string]map[string]any
+	// Baseline accepts known findings: an accepted finding does not fail
+	// the run, an entry that matches no finding does. Nil means none.
+	Baseline *report.Baseline
 }
 
 // Layers are the containment layers LayersOff can name: "landlock" (writes
@@ -163,4 +178,82 @@ func (c *Config) catalog() []packs.Pack {
 		return c.Catalog
 	}
 	return All
+}
+
+func (c *Config) rowsPack() string {
+	if c.RowsPack != "" {
+		return c.RowsPack
+	}
+	return config.UserPack
+}
+
+// addRows makes the user's rows a pack at the end of the catalog, selected
+// once when Packs names packs.
+func (c *Config) addRows() error {
+	if len(c.Rows) == 0 {
+		return nil
+	}
+	pk, err := table.Pack(c.rowsPack(), c.Rows)
+	if err != nil {
+		return fmt.Errorf("probes: %v", err)
+	}
+	c.Catalog = append(slices.Clone(c.catalog()), pk)
+	if len(c.Packs) > 0 && !slices.Contains(c.Packs, pk.Name) {
+		c.Packs = append(slices.Clone(c.Packs), pk.Name)
+	}
+	return nil
+}
+
+// FromSettings is the one way a front end makes the engine's Config: the
+// CLI from its layered settings (config.Resolve), sealmarktest from its
+// Config (and the sealmark.yaml it names). Log and Version are the front
+// end's to set; Active too (it has no file or environment form).
+func FromSettings(s config.Settings) (Config, error) {
+	if s.URL != "" && s.Command != "" {
+		return Config{}, errors.New("server.command and server.url: an HTTP server the harness starts is given as server.start (--start), not as the command")
+	}
+	sev, err := packs.ParseSeverity(s.FailOn)
+	if err != nil {
+		return Config{}, fmt.Errorf("fail_on: %v", err)
+	}
+	cfg := Config{
+		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
+		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
+		LayersOff: s.LayersOff, Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
+		URL: s.URL, Start: s.Start, Hints: s.Hints,
+	}
+	for _, kv := range s.Env {
+		cfg.Env = append(cfg.Env, environ.KV{Name: kv.Name, Value: kv.Value})
+	}
+	for _, h := range s.Headers {
+		cfg.Headers = append(cfg.Headers, environ.KV{Name: h.Name, Value: h.Value})
+	}
+	for _, fl := range s.Files {
+		cfg.Files = append(cfg.Files, File{Path: fl.Path, Content: fl.Content})
+	}
+	if len(s.Probes) > 0 {
+		if cfg.Rows, err = table.Rows(s.Probes); err != nil {
+			return Config{}, fmt.Errorf("probes: %v", err)
+		}
+	}
+	if s.Baseline != "" {
+		if cfg.Baseline, err = report.LoadBaseline(s.Baseline); err != nil {
+			return Config{}, err
+		}
+	}
+	return cfg, nil
+}
+
+// CheckSettings reports every problem of res no run can use: config's own
+// checks, pack names not among All and more (the user's own pack), and
+// containment layers not among Layers.
+func CheckSettings(res *config.Resolved, more ...string) error {
+	var known []string
+	for _, p := range All {
+		known = append(known, p.Name)
+	}
+	if len(res.Probes) > 0 {
+		more = append(more, config.UserPack)
+	}
+	return errors.Join(res.Check(), res.CheckPacks(append(known, more...)), res.CheckLayers(Layers))
 }

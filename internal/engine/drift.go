@@ -2,29 +2,30 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
 
+	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 )
 
-// driftProbe compares the tool list of a later start with the first
-// start's: a server that changes its tools after it was approved (a rug
-// pull) is caught on the start that changed them.
+// driftProbe compares the tool list of the drift check's start with the
+// first start's.
 func (e *Engine) driftProbe() packs.Probe {
 	return packs.Probe{
 		ID:       "CORE-DRIFT",
 		Name:     "tool-drift",
 		Severity: packs.High,
 		CWE:      "CWE-494",
-		Doc:      "the tool list (names, descriptions, schemas) of every later start must equal the first start's",
+		Doc:      "the tool list (names, descriptions, schemas) of a later start must equal the first start's",
 		Run: func(p *packs.Pass) {
 			e.mu.Lock()
 			first := e.surface
 			e.mu.Unlock()
 			if first == nil || first == p.Surface {
-				p.NotApplicable("this is the first start: nothing to compare with")
+				p.NotApplicable("no first start to compare with")
 				return
 			}
 			for _, d := range drift(first.Tools, p.Surface.Tools) {
@@ -32,6 +33,24 @@ func (e *Engine) driftProbe() packs.Probe {
 			}
 		},
 	}
+}
+
+// checkDrift is the run-level drift check, reported as core's last probe
+// (tool-drift): it starts the server once more, without canaries, and
+// compares its tool list with the first start's, so a server that changes
+// its tools after it was approved (a rug pull) is caught, whichever packs
+// run. The result goes to the report's pack entry of core (idx).
+func (e *Engine) checkDrift(ctx context.Context, core packs.Pack, idx int) report.Probe {
+	probe := e.driftProbe()
+	pr, err := e.startPack(ctx, core, packs.Start{}, idx)
+	if err != nil {
+		res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity,
+			Verdict: packs.Inconclusive, Reason: "the second start, which the drift check compares, failed: " + err.Error()}
+		e.record(idx, core.Name, res)
+		return res
+	}
+	defer pr.Close()
+	return pr.RunProbe(ctx, probe)
 }
 
 // drift lists the differences between two tool lists, in a stable order.
@@ -83,20 +102,4 @@ func cut(s string) string {
 		return s[:80] + "…"
 	}
 	return s
-}
-
-// Probes returns what this start runs: on every start after the first, the
-// drift check first; then the pack's own probes when the pack applies.
-func (pr *PackRun) Probes() []packs.Probe {
-	pr.e.mu.Lock()
-	first := pr.e.surface == pr.surface
-	pr.e.mu.Unlock()
-	var out []packs.Probe
-	if !first {
-		out = append(out, pr.e.driftProbe())
-	}
-	if ok, _ := pr.Applies(); ok {
-		out = append(out, pr.pack.Probes...)
-	}
-	return out
 }

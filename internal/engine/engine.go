@@ -20,6 +20,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,12 +72,20 @@ type Engine struct {
 	surface *packs.Surface
 	closed  bool
 	running *PackRun // the start whose probes run now
+	// unstarted names the pack whose start failed before any start
+	// succeeded: every later pack is skipped.
+	unstarted string
+	stopped   bool // the run was interrupted (shown once)
+	baselined bool // the baseline was applied to the final report
 	sizeHit bool     // the size observer stopped the server during the current probe
 }
 
 // New checks the configuration. Its error is a usage error (exit 2).
 func New(cfg Config) (*Engine, error) {
 	cfg.defaults()
+	if err := cfg.addRows(); err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -137,10 +146,8 @@ func (e *Engine) Packs() []packs.Pack {
 	}
 	var out []packs.Pack
 	for _, p := range e.cfg.catalog() {
-		for _, name := range e.cfg.Packs {
-			if p.Name == name {
-				out = append(out, p)
-			}
+		if slices.Contains(e.cfg.Packs, p.Name) {
+			out = append(out, p)
 		}
 	}
 	return out

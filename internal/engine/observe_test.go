@@ -147,28 +147,29 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 }
 
 // TestRugPullIsDrift: a server whose tool description changes on its
-// second start is caught by that start's drift check; the good server is not.
+// second start is caught by the run's drift check, core's last step, which
+// starts the server once more; the good server is not.
 func TestRugPullIsDrift(t *testing.T) {
-	second := packs.Pack{Name: "second", Doc: "a further start", Probes: []packs.Probe{{
-		ID: "TEST-NOTHING", Name: "nothing", Doc: "checks nothing", Run: func(*packs.Pass) {},
-	}}}
+	nothing := []packs.Probe{{ID: "TEST-NOTHING", Name: "nothing", Doc: "checks nothing", Run: func(*packs.Pass) {}}}
 	for flaws, want := range map[string]bool{"rug-pull": true, "": false} {
 		cfg := fixtureConfig(t, flaws)
-		cfg.Catalog = []packs.Pack{{Name: "first", Doc: "the first start", Probes: second.Probes}, second}
+		cfg.Catalog = []packs.Pack{{Name: "core", Doc: "stands for core", Probes: nothing}, {Name: "later", Doc: "a later pack", Probes: nothing}}
 		e, err := engine.New(cfg)
 		require.NoError(t, err)
 		rep := e.Run(context.Background(), engine.Hooks{})
 		require.Empty(t, rep.HarnessError)
 		require.Len(t, rep.Packs, 2)
-		drift := rep.Packs[1].Probes[0]
+		require.Len(t, rep.Packs[0].Probes, 2, "core's probes, then the drift check")
+		drift := rep.Packs[0].Probes[1]
 		require.Equal(t, "CORE-DRIFT", drift.ID)
+		assert.Equal(t, []string{"TEST-NOTHING"}, []string{rep.Packs[1].Probes[0].ID}, "a later pack's start checks no drift")
+		assert.Len(t, rep.Packs[1].Probes, 1)
 		if !want {
 			assert.Equal(t, packs.Passed, drift.Verdict, "%v", drift.Findings)
 			continue
 		}
 		require.Equal(t, packs.Failed, drift.Verdict)
 		assert.Contains(t, drift.Findings[0].Message, `the description of "read_note" changed`)
-		assert.NotEqual(t, "CORE-DRIFT", rep.Packs[0].Probes[0].ID, "the first start has nothing to compare with")
 	}
 }
 

@@ -1,62 +1,13 @@
 package engine
 
 import (
-	"context"
-	"errors"
 	"runtime"
 	"strings"
 
-	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 )
 
 var goos = runtime.GOOS
-
-// Hooks let a front end follow a run (progress lines, for instance).
-type Hooks struct {
-	Pack  func(name string)
-	Probe func(pack string, res report.Probe)
-}
-
-// Run runs every selected pack, each on its own start, and returns the
-// finalized report. The sandbox is gone when it returns (unless kept).
-func (e *Engine) Run(ctx context.Context, h Hooks) *report.Report {
-	defer e.Close()
-	if err := e.Open(); err != nil {
-		return e.Close()
-	}
-	for _, pk := range e.Packs() {
-		if ctx.Err() != nil {
-			e.harnessError(errors.New("the run was interrupted"))
-			break
-		}
-		if h.Pack != nil {
-			h.Pack(pk.Name)
-		}
-		pr, err := e.StartPack(ctx, pk)
-		if err != nil {
-			var se *StartError
-			if errors.As(err, &se) && e.surface == nil {
-				break // the first start failed: nothing else can run
-			}
-			continue
-		}
-		if ok, why := pr.Applies(); !ok {
-			pr.NotApplicable(why) // its start still checks for drift
-		}
-		for _, probe := range pr.Probes() {
-			if ctx.Err() != nil {
-				break
-			}
-			res := pr.RunProbe(ctx, probe)
-			if h.Probe != nil {
-				h.Probe(pk.Name, res)
-			}
-		}
-		pr.Close()
-	}
-	return e.Close()
-}
 
 // sandboxView is the sandbox as probes see it.
 func (e *Engine) sandboxView() *packs.Sandbox {

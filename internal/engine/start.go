@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/session"
 	"github.com/sealmark/sealmark/observers"
@@ -44,7 +46,9 @@ type PackRun struct {
 	surface  *packs.Surface
 	canaries []packs.Secret
 	shared   map[string]any
-	idx      int
+	vars     map[string]string // the run's placeholders and the start's own
+	idx      int               // the report's pack entry
+	extra    bool              // the drift check's start: its failure is no harness error
 	undo     func()
 	stopped  bool
 
@@ -65,12 +69,29 @@ type conn interface {
 // canaries and its tool list becomes the run's surface. A *StartError
 // means the server did not start.
 func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error) {
+	return e.startPack(ctx, pk, packs.Start{}, -1)
+}
+
+// startPack starts the server for one of pk's starts, with st's values
+// added to the placeholders. Its results go to the report's pack entry idx,
+// or to a new entry when idx < 0.
+func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, idx int) (*PackRun, error) {
+	for _, s := range st.Secrets {
+		if s != "" {
+			e.redactor.Secret(s, redact.MaskRedacted)
+		}
+	}
+	extra := idx >= 0
 	e.mu.Lock()
 	first := e.starts == 0
 	e.starts++
-	e.rep.Packs = append(e.rep.Packs, report.Pack{Name: pk.Name, Doc: pk.Doc, User: pk.User})
-	pr := &PackRun{e: e, pack: pk, shared: map[string]any{}, idx: len(e.rep.Packs) - 1}
+	if idx < 0 {
+		e.rep.Packs = append(e.rep.Packs, report.Pack{Name: pk.Name, Start: st.Name, Doc: pk.Doc, User: pk.User})
+		idx = len(e.rep.Packs) - 1
+	}
+	pr := &PackRun{e: e, pack: pk, shared: map[string]any{}, idx: idx, extra: extra, vars: maps.Clone(e.vars)}
 	e.mu.Unlock()
+	maps.Copy(pr.vars, st.Vars)
 
 	sctx, cancel := context.WithTimeout(ctx, e.cfg.StartTimeout)
 	defer cancel()
@@ -125,7 +146,7 @@ func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error)
 func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []string) (*launch.Process, error) {
 	args := make([]string, len(rawArgs))
 	for i, a := range rawArgs {
-		v, err := environ.Expand(a, e.vars)
+		v, err := environ.Expand(a, pr.vars)
 		if err != nil {
 			return nil, e.startError(pr, fmt.Errorf("server.args[%d]: %v", i, err))
 		}
@@ -133,7 +154,7 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 	}
 	var serverEnv []environ.KV
 	for _, kv := range e.cfg.Env {
-		v, err := environ.Expand(kv.Value, e.vars)
+		v, err := environ.Expand(kv.Value, pr.vars)
 		if err != nil {
 			return nil, e.startError(pr, fmt.Errorf("server.env %s: %v", kv.Name, err))
 		}
@@ -194,7 +215,9 @@ func (e *Engine) startError(pr *PackRun, err error) error {
 			se.Err = fmt.Errorf("%w; %s", se.Err, hint)
 		}
 	}
-	e.harnessError(fmt.Errorf("pack %s: %s", pr.pack.Name, se.Error()))
+	if !pr.extra {
+		e.harnessError(fmt.Errorf("pack %s: %s", pr.pack.Name, se.Error()))
+	}
 	return se
 }
 
@@ -246,7 +269,7 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 		p := &packs.Pass{
 			Ctx: ctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface,
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
-			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared, Vars: e.vars, HTTP: pr.httpTarget(),
+			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
 		}
 		e.mu.Lock()
 		e.sizeHit = false
@@ -270,13 +293,23 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 		}
 	}
 	res.Millis = time.Since(start).Milliseconds()
-	e.mu.Lock()
-	e.rep.Packs[pr.idx].Probes = append(e.rep.Packs[pr.idx].Probes, res)
-	if res.Verdict == packs.NotApplicable || res.Verdict == packs.Inconclusive {
-		e.rep.NotCovered = append(e.rep.NotCovered, report.NotCovered{Pack: pr.pack.Name, Probe: probe.Name, Reason: string(res.Verdict) + ": " + res.Reason})
+	for i := range res.Findings {
+		// The fingerprint Finalize would give, known now so that a
+		// baseline can accept the finding while the run goes on.
+		res.Findings[i].Fingerprint = report.Fingerprint(probe.ID, e.redactor.String(res.Findings[i].Message))
 	}
-	e.mu.Unlock()
+	e.record(pr.idx, pr.pack.Name, res)
 	return res
+}
+
+// record adds one probe's result to the report's pack entry idx.
+func (e *Engine) record(idx int, pack string, res report.Probe) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.rep.Packs[idx].Probes = append(e.rep.Packs[idx].Probes, res)
+	if res.Verdict == packs.NotApplicable || res.Verdict == packs.Inconclusive {
+		e.rep.NotCovered = append(e.rep.NotCovered, report.NotCovered{Pack: pack, Probe: res.Name, Reason: string(res.Verdict) + ": " + res.Reason})
+	}
 }
 
 // runGuarded runs a probe; a panic is the harness's own error, with its stack.

@@ -71,6 +71,20 @@ func LoadBaseline(path string) (*Baseline, error) {
 	return &b, nil
 }
 
+// Accepts returns the justification of the entry that accepts the finding
+// of probe with fingerprint, or "" when none does (or b is nil).
+func (b *Baseline) Accepts(probe, fingerprint string) string {
+	if b == nil {
+		return ""
+	}
+	for _, e := range b.Accepted {
+		if e.Probe == probe && e.Fingerprint == fingerprint {
+			return e.Justification
+		}
+	}
+	return ""
+}
+
 // ApplyBaseline marks the findings the baseline accepts and records its
 // stale entries in rep.StaleBaseline. Call it after Finalize, which sets
 // the fingerprints.

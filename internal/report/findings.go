@@ -53,3 +53,37 @@ func firstLine(s string) string {
 	}
 	return head
 }
+
+// FindingText is the one way every output shows a finding: "ID severity
+// (medium confidence): message [CWE-22]" (the confidence only when not
+// high), then one "evidence: observer: detail" line per piece of evidence
+// and an "accepted by the baseline: why" line when accepted, each indented
+// by four spaces. go test prints it at the probe's source position; the
+// text, JUnit and diff writers print the same lines.
+func FindingText(id string, f packs.Finding) string {
+	var b strings.Builder
+	b.WriteString(findingHead(id, f) + ": " + indent(f.Message, "    "))
+	if f.CWE != "" {
+		b.WriteString(" [" + clean(f.CWE) + "]")
+	}
+	for _, e := range f.Evidence {
+		b.WriteString("\n    evidence: " + clean(e.Observer) + ": " + indent(e.Detail, "      "))
+	}
+	if f.Accepted != "" {
+		b.WriteString("\n    accepted by the baseline: " + indent(f.Accepted, "      "))
+	}
+	return b.String()
+}
+
+// findingHead is "ID severity", with " (medium confidence)" when the
+// confidence is not high.
+func findingHead(id string, f packs.Finding) string {
+	head := f.Severity.String()
+	if id != "" {
+		head = clean(id) + " " + head
+	}
+	if f.Confidence != packs.ConfidenceHigh {
+		head += " (" + f.Confidence.String() + " confidence)"
+	}
+	return head
+}

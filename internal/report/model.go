@@ -166,6 +166,9 @@ type Protocol struct {
 type Pack struct {
 	// Name is the pack's kebab-case name ("core", "fs", ...).
 	Name string `json:"name"`
+	// Start names the start of a pack that asks for several (one entry
+	// each, in order, see packs.Pack.Starts); empty for a pack's one start.
+	Start string `json:"start,omitempty"`
 	// Doc is the pack's one-line description.
 	Doc string `json:"doc,omitempty"`
 	// User is true for a pack of the user's own probes; it does not change
