@@ -77,7 +77,7 @@ type Engine struct {
 	unstarted string
 	stopped   bool // the run was interrupted (shown once)
 	baselined bool // the baseline was applied to the final report
-	sizeHit bool     // the size observer stopped the server during the current probe
+	sizeHit   bool // the size observer stopped the server during the current probe
 }
 
 // New checks the configuration. Its error is a usage error (exit 2).
