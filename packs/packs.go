@@ -69,6 +69,10 @@ type Pack struct {
 	// An error wrapping ErrNotApplicable makes the pack not applicable
 	// with the error's text as the reason; any other error fails the pack.
 	Starts func(s *Setup) ([]Start, error)
+	// Canaries gives the pack's own start the canary secrets too (only the
+	// first start gets them otherwise), for probes that judge where the
+	// server's environment goes (the exec pack's children).
+	Canaries bool
 }
 
 // Setup is what Pack.Starts gets to prepare its starts.

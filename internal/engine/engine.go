@@ -38,12 +38,13 @@ import (
 	"github.com/sealmark/sealmark/observers/process"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
+	execpack "github.com/sealmark/sealmark/packs/exec"
 	"github.com/sealmark/sealmark/packs/fs"
 	"github.com/sealmark/sealmark/packs/git"
 )
 
 // All is every pack Sealmark ships, in run order.
-var All = []packs.Pack{core.Pack, fs.Pack, git.Pack}
+var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack}
 
 // Engine is one run.
 type Engine struct {

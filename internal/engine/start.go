@@ -142,7 +142,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 
 // launch starts command with args (placeholders expanded) in the server's
 // environment: scrubbed in the sandbox, or inherited. The first start gets
-// the canaries.
+// the canaries, and so does the start of a pack that asks for them.
 func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []string) (*launch.Process, error) {
 	args := make([]string, len(rawArgs))
 	for i, a := range rawArgs {
@@ -168,7 +168,7 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 			dir = e.sb.Root
 		}
 	}
-	if first {
+	if first || pr.pack.Canaries && e.cfg.URL == "" {
 		spec.Canaries = e.canaries
 		for _, c := range e.canaries {
 			pr.canaries = append(pr.canaries, packs.Secret{Name: c.Name, Value: c.Value})

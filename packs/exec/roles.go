@@ -1,0 +1,197 @@
+package exec
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/sealmark/sealmark/packs"
+)
+
+// Tool is one command-running tool as the pack probes it: the argument
+// that carries the command line, and the optional arguments the probes
+// fill. Other required arguments are synthesized from the input schema.
+type Tool struct {
+	Name    string
+	Command string // the argument carrying the command line (or a terminal's input text)
+	Args    string // an array of strings carrying the program's arguments, or ""
+	Cwd     string // the working-directory argument, or ""
+	Timeout string // the timeout argument, or ""
+	// TimeoutMillis is true when Timeout counts milliseconds (its name
+	// says ms or millis), false for seconds.
+	TimeoutMillis bool
+	Schema        json.RawMessage
+}
+
+// Hint overrides the guess for one tool: which arguments carry the command
+// line, the program's arguments, the working directory and the timeout.
+// A hint with no Command leaves its tool unprobed.
+type Hint struct {
+	Tool    string
+	Command string
+	Args    string
+	Cwd     string
+	Timeout string
+}
+
+// Argument names, normalized (lower case, without _ - . and spaces).
+var (
+	commandNames = []string{"command", "cmd", "commandline", "cmdline", "shellcommand", "script", "program", "executable", "exec", "run"}
+	inputNames   = []string{"input", "text", "keys", "line", "data"} // a terminal's input text
+	argsNames    = []string{"args", "argv", "arguments", "params", "parameters"}
+	cwdNames     = []string{"cwd", "workdir", "workingdir", "workingdirectory", "dir", "directory", "cwdpath", "path"}
+	// sessionNames are required arguments the pack cannot fill: a tool that
+	// needs a running session or process is not probed on its own.
+	sessionNames = []string{"pid", "sessionid", "session", "processid", "terminalid", "terminal", "shellid", "id"}
+	terminalWord = []string{"terminal", "shell", "console", "tty", "repl", "exec", "execute", "run", "command", "process", "bash", "sh"}
+)
+
+// property is one property of an input schema, as far as roles care.
+type property struct {
+	name string
+	norm string
+	typ  string // "string", "array" (of strings), "number", or "" for anything else
+}
+
+func properties(schema json.RawMessage) (props []property, required map[string]bool) {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	_ = json.Unmarshal(schema, &s) // a malformed schema is core's finding; read what there is
+	required = map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	for name, raw := range s.Properties {
+		var p struct {
+			Type  any `json:"type"`
+			Items struct {
+				Type any `json:"type"`
+			} `json:"items"`
+		}
+		_ = json.Unmarshal(raw, &p)
+		pr := property{name: name, norm: normalize(name)}
+		switch typeName(p.Type) {
+		case "string", "":
+			pr.typ = "string"
+		case "number", "integer":
+			pr.typ = "number"
+		case "array":
+			if t := typeName(p.Items.Type); t == "string" || t == "" {
+				pr.typ = "array"
+			}
+		}
+		props = append(props, pr)
+	}
+	slices.SortFunc(props, func(a, b property) int { return strings.Compare(a.name, b.name) })
+	return props, required
+}
+
+func typeName(t any) string {
+	switch v := t.(type) {
+	case string:
+		return v
+	case []any:
+		for _, x := range v {
+			if s, ok := x.(string); ok && s != "null" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+func normalize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || unicode.IsSpace(r) {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, s)
+}
+
+// pick returns the first property of type typ whose normalized name is in
+// names (in the order of names).
+func pick(props []property, typ string, names []string) string {
+	for _, n := range names {
+		for _, p := range props {
+			if p.typ == typ && p.norm == n {
+				return p.name
+			}
+		}
+	}
+	return ""
+}
+
+// Tools finds the command-running tools of a surface: a hint decides for
+// the tool it names; otherwise a string argument named like command, cmd,
+// script or program (or a terminal tool's input text) makes a tool one.
+// A tool that needs a running session (a required pid or session id) is
+// left out: the pack cannot fill it.
+func Tools(s *packs.Surface, hints []Hint) []Tool {
+	var out []Tool
+	for _, t := range s.Tools {
+		props, required := properties(t.InputSchema)
+		et := Tool{Name: t.Name, Schema: t.InputSchema}
+		if i := slices.IndexFunc(hints, func(h Hint) bool { return h.Tool == t.Name }); i >= 0 {
+			h := hints[i]
+			if h.Command == "" {
+				continue
+			}
+			et.Command, et.Args, et.Cwd, et.Timeout = h.Command, h.Args, h.Cwd, h.Timeout
+			out = append(out, complete(et, props))
+			continue
+		}
+		et.Command = pick(props, "string", commandNames)
+		if et.Command == "" && terminalTool(t.Name) {
+			et.Command = pick(props, "string", inputNames)
+		}
+		if et.Command == "" || needsSession(props, required) {
+			continue
+		}
+		out = append(out, complete(et, props))
+	}
+	return out
+}
+
+// complete fills the optional arguments the hint or the guess left empty.
+func complete(et Tool, props []property) Tool {
+	if et.Args == "" {
+		et.Args = pick(props, "array", argsNames)
+	}
+	if et.Cwd == "" {
+		et.Cwd = pick(props, "string", cwdNames)
+	}
+	if et.Timeout == "" {
+		for _, p := range props {
+			if p.typ == "number" && strings.Contains(p.norm, "timeout") {
+				et.Timeout = p.name
+				break
+			}
+		}
+	}
+	n := normalize(et.Timeout)
+	et.TimeoutMillis = strings.HasSuffix(n, "ms") || strings.Contains(n, "milli")
+	return et
+}
+
+func terminalTool(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range terminalWord {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func needsSession(props []property, required map[string]bool) bool {
+	for _, p := range props {
+		if required[p.name] && slices.Contains(sessionNames, p.norm) {
+			return true
+		}
+	}
+	return false
+}

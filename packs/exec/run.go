@@ -1,0 +1,316 @@
+package exec
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/smbin"
+	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// run is one exec probe in progress: the tools it uses, what failed, and
+// how far it has read the observations.
+type run struct {
+	p          *packs.Pass
+	hints      []Hint
+	failed     []string // controls that failed, with why
+	unanswered []string // calls that got no answer
+	dead       bool     // the server exited: nothing more can be judged
+	seen       int      // observation records already read
+	execs      []observers.Record
+	calls      int
+	hit        map[string]bool // forms already reported
+	decided    bool            // the probe was found not applicable
+}
+
+// start makes a run, or marks the probe not applicable and returns nil.
+func start(p *packs.Pass, hints []Hint) *run {
+	if p.Sandbox == nil {
+		p.NotApplicable("the run has no sandbox, so there is no sm-canary to run and nothing to observe")
+		return nil
+	}
+	if len(Tools(p.Surface, hints)) == 0 {
+		p.NotApplicable("no tool takes a command")
+		return nil
+	}
+	return &run{p: p, hints: hints, hit: map[string]bool{}}
+}
+
+// payload is what one call sends: a command line, and for a tool with an
+// arguments array, the same split into program and arguments.
+type payload struct {
+	line string
+	argv []string // nil: the first word, then the rest of the line as one argument
+	// whole sends the line as the command even to a tool that takes an
+	// arguments array.
+	whole bool
+	cwd   string // the working directory to ask for, or ""
+	// timeout asks for this timeout, when the tool takes one; zero means
+	// the pack's default for ordinary calls.
+	timeout time.Duration
+}
+
+// split is the payload as a program and its arguments: argv when given,
+// else the line's first word and the rest of the line as one argument.
+func (pl payload) split() []string {
+	if pl.argv != nil {
+		return pl.argv
+	}
+	first, rest, ok := strings.Cut(pl.line, " ")
+	if !ok {
+		return []string{first}
+	}
+	return []string{first, rest}
+}
+
+// defaultTimeout is the timeout an ordinary call asks for, bounded by the
+// call timeout so the server answers before the harness gives up.
+func (r *run) defaultTimeout() time.Duration {
+	return min(5*time.Second, r.p.CallTimeout/2)
+}
+
+// fill builds the arguments of one call.
+func (r *run) fill(t Tool, pl payload) map[string]any {
+	fill := map[string]any{}
+	if t.Args != "" && !pl.whole {
+		argv := pl.split()
+		fill[t.Command] = argv[0]
+		args := make([]any, 0, len(argv)-1)
+		for _, a := range argv[1:] {
+			args = append(args, a)
+		}
+		fill[t.Args] = args
+	} else {
+		fill[t.Command] = pl.line
+	}
+	if t.Cwd != "" && pl.cwd != "" {
+		fill[t.Cwd] = pl.cwd
+	}
+	if t.Timeout != "" {
+		d := pl.timeout
+		if d == 0 {
+			d = r.defaultTimeout()
+		}
+		if t.TimeoutMillis {
+			fill[t.Timeout] = d.Milliseconds()
+		} else {
+			fill[t.Timeout] = max(1, int64(d/time.Second))
+		}
+	}
+	return fill
+}
+
+// call runs one payload through a tool. It returns nil when there is no
+// answer to judge (and records why); took is how long the call took.
+func (r *run) call(t Tool, pl payload, what string) (res *packs.Response, took time.Duration) {
+	if r.dead {
+		return nil, 0
+	}
+	args, _ := packs.Arguments(t.Schema, r.p.Token, r.fill(t, pl)) // a schema defect is core's finding
+	r.calls++
+	begin := time.Now()
+	res, err := r.p.Call(t.Name, args)
+	took = time.Since(begin)
+	switch {
+	case err == nil:
+		return res, took
+	case errors.Is(err, packs.ErrClosed) || !r.p.Server.Alive():
+		r.dead = true
+		r.p.Notef("the server exited during %s (%s)", what, r.p.Server.ExitStatus())
+	case errors.Is(err, packs.ErrNoAnswer):
+		r.unanswered = append(r.unanswered, what)
+	default:
+		r.unanswered = append(r.unanswered, fmt.Sprintf("%s (%v)", what, err))
+	}
+	return nil, took
+}
+
+// describe names a call for a message: tool(command="line").
+func describe(t Tool, pl payload) string {
+	var s string
+	if t.Args != "" && !pl.whole {
+		argv := pl.split()
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // keep < and & as sent
+		_ = enc.Encode(argv[1:])
+		s = fmt.Sprintf("%s(%s=%q, %s=%s", t.Name, t.Command, argv[0], t.Args, strings.TrimSpace(b.String()))
+	} else {
+		s = fmt.Sprintf("%s(%s=%q", t.Name, t.Command, pl.line)
+	}
+	if t.Cwd != "" && pl.cwd != "" {
+		s += fmt.Sprintf(", %s=%q", t.Cwd, pl.cwd)
+	}
+	return s + ")"
+}
+
+// finish sets the verdict the findings do not: inconclusive when a control
+// failed, a call got no answer or the server exited.
+func (r *run) finish() {
+	var why []string
+	if r.dead {
+		why = append(why, fmt.Sprintf("the server exited (%s)", r.p.Server.ExitStatus()))
+	}
+	if len(r.failed) > 0 {
+		why = append(why, "control failed: "+strings.Join(r.failed, "; "))
+	}
+	if len(r.unanswered) > 0 {
+		why = append(why, "no answer to "+strings.Join(r.unanswered, ", "))
+	}
+	if len(why) > 0 {
+		r.p.Inconclusive("%s", strings.Join(why, "; "))
+	}
+	r.p.Notef("%d calls", r.calls)
+}
+
+// observed reads the exec records (the sm-* exec log and the egress
+// observer's every exec) seen so far in the probe.
+func (r *run) observed() []observers.Record {
+	if r.p.Observed == nil {
+		return nil
+	}
+	recs := r.p.Observed.Probe()
+	for _, rec := range recs[min(r.seen, len(recs)):] {
+		if rec.Kind == observers.KindProcess && rec.Data["op"] == "exec" {
+			r.execs = append(r.execs, rec)
+		}
+	}
+	r.seen = len(recs)
+	return r.execs
+}
+
+// marker is the argument that ties an sm-* run to one form of this probe.
+func (r *run) marker(key string) string { return r.p.Token + "-" + key }
+
+// argvOf is a record's argv.
+func argvOf(rec observers.Record) []string {
+	var argv []string
+	_ = json.Unmarshal([]byte(rec.Data["argv"]), &argv)
+	return argv
+}
+
+// carries reports whether a record's argv holds the marker, as it ran or
+// with the probe's token replaced by its stable name.
+func (r *run) carries(rec observers.Record, key string) bool {
+	for _, a := range argvOf(rec) {
+		if hasWord(a, r.marker(key)) || hasWord(a, "{token}-"+key) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWord reports whether s holds word not followed by a letter, a digit
+// or a dash, so the marker of form "glob" is not found in "glob-line".
+func hasWord(s, word string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], word)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(word)
+		if end == len(s) || !strings.ContainsRune("abcdefghijklmnopqrstuvwxyz0123456789-", rune(s[end])) {
+			return true
+		}
+		i = end
+	}
+}
+
+// ran returns the sm-* exec records of prog carrying the form's marker.
+func (r *run) ran(prog, key string) []observers.Record {
+	var out []observers.Record
+	for _, rec := range r.observed() {
+		if rec.Observer == "process" && rec.Data["prog"] == prog && r.carries(rec, key) {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// executed is the exact command line of each program the server executed
+// whose argv carries the marker, other than prog itself (the shell that
+// interpreted it, say; every one when prog is ""), from the egress
+// observer's exec records.
+func (r *run) executed(prog, key string) []string {
+	var out []string
+	for _, rec := range r.observed() {
+		if rec.Observer != "egress" || !r.carries(rec, key) {
+			continue
+		}
+		argv := argvOf(rec)
+		if prog != "" && len(argv) > 0 && strings.HasSuffix(argv[0], prog) {
+			continue
+		}
+		out = append(out, shellLine(argv))
+	}
+	return out
+}
+
+// canaryRan reports whether sm-canary ran with the form's marker, by its
+// exec record or by its marker line in the response (where the process
+// observer is absent), and attaches the evidence to a finding when it did.
+func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evidence, ok bool) {
+	for _, rec := range r.ran("sm-canary", key) {
+		evidence = append(evidence, packs.Evidence{Observer: "process", Detail: "sm-canary ran: " + shellLine(argvOf(rec)) + cwdOf(rec)})
+	}
+	if res != nil && hasWord(string(body(res)), smbin.CanaryMarker+" "+r.marker(key)) {
+		evidence = append(evidence, packs.Evidence{Observer: "response", Detail: "the response carries sm-canary's output line with the probe's marker"})
+	}
+	if len(evidence) == 0 {
+		return nil, false
+	}
+	for _, line := range r.executed("sm-canary", key) {
+		evidence = append(evidence, packs.Evidence{Observer: "egress", Detail: "the server executed: " + line})
+	}
+	return evidence, true
+}
+
+func cwdOf(rec observers.Record) string {
+	if c := rec.Data["cwd"]; c != "" {
+		return " (in " + c + ")"
+	}
+	return ""
+}
+
+// body is everything a response says: the result, or the error's message
+// and data.
+func body(res *packs.Response) []byte {
+	if res == nil {
+		return nil
+	}
+	if res.Error != nil {
+		return append([]byte(res.Error.Message+"\n"), res.Error.Data...)
+	}
+	return res.Result
+}
+
+// shellLine renders argv as a shell would read it back.
+func shellLine(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		parts[i] = quote(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+func quote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%{}", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// settle waits briefly for what a call started in the background to show
+// up in the observations.
+func (r *run) settle() {
+	select {
+	case <-r.p.Ctx.Done():
+	case <-time.After(300 * time.Millisecond):
+	}
+}
