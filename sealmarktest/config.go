@@ -74,7 +74,13 @@ type Config struct {
 	// -run Packs/<name> selects further.
 	Packs []string
 	// Hints are per pack free-form keys the pack validates (hints);
-	// default none.
+	// default none. The fs pack takes tool name → {role, path, to},
+	// deciding for the tools named what its guess would (a tool under a
+	// name no guess takes, an argument that carries a path under another
+	// name); an unknown key or role fails the test before anything starts,
+	// a tool the server does not list once the tool list is read:
+	//
+	//	Hints: map[string]map[string]any{"fs": {"peek": map[string]any{"role": "read", "path": "ref"}}}
 	Hints map[string]map[string]any
 	// Active lets probes that change state (write, delete, exec) run.
 	Active bool
@@ -209,7 +215,7 @@ func (c Config) engine() (engine.Config, error) {
 	if len(c.Probes) > 0 {
 		ec.Rows, ec.RowsPack = c.Probes, c.rowsPack()
 	}
-	ec.Active, ec.Version = c.Active, Version
+	ec.Active, ec.Version, ec.HintsAt = c.Active, Version, res.At
 	return ec, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/fixture/fsserver"
 	"github.com/sealmark/sealmark/internal/smbin"
 )
 
@@ -23,6 +24,7 @@ func TestMain(m *testing.M) {
 	contain.Dispatch()
 	smbin.Dispatch()
 	fixture.Dispatch()
+	fsserver.Dispatch()
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

@@ -216,6 +216,7 @@ func resolve(f *runFlags, fs *flag.FlagSet, rest []string) (*config.Resolved, er
 func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 	cfg, err := engine.FromSettings(res.Settings)
 	cfg.Log, cfg.Version = log, version
+	cfg.HintsAt = res.At
 	return cfg, err
 }
 

@@ -44,7 +44,7 @@ var keyDocs = map[string]string{
 	"--no-sandbox":    "run the server without a sandbox, with your environment (the run is CUSTOM)",
 	"--keep-sandbox":  "keep the sandbox after the run and print its path",
 	"packs":           "the packs to run; empty means every pack",
-	"hints":           "per pack, free-form hints the pack checks itself",
+	"hints":           "per pack, hints the pack checks itself; fs: tool → {role, path, to}",
 	"probes":          "your own probes: table rows run as a pack of their own",
 	"fail_on":         "the lowest severity that makes the exit code 1 (default high)",
 	"baseline":        "a file of accepted findings (probe id, fingerprint, justification)",

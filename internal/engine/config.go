@@ -12,6 +12,7 @@ import (
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/fs"
 	"github.com/sealmark/sealmark/packs/table"
 )
 
@@ -94,11 +95,20 @@ type Config struct {
 	Rows     []table.Row
 	RowsPack string
 	// Hints are per pack free-form keys the pack validates (hints: in
-	// sealmark.yaml); Pack.Starts gets its pack's.
+	// sealmark.yaml); Pack.Starts gets its pack's. The fs pack's are tool
+	// name → {role, path, to} (see fs.ParseHints), replacing its guess for
+	// the tools they name: an unknown key or role fails Validate, a hinted
+	// tool the server does not list fails the run once the tool list is
+	// read.
 	Hints map[string]map[string]any
+	// HintsAt says where a hints key came from, to prefix its errors
+	// ("sealmark.yaml:7: hints.fs.peek"); nil names the key alone.
+	HintsAt func(key string) string
 	// Baseline accepts known findings: an accepted finding does not fail
 	// the run, an entry that matches no finding does. Nil means none.
 	Baseline *report.Baseline
+
+	fsHints []fs.Hint // Hints["fs"], parsed by Validate
 }
 
 // Layers are the containment layers LayersOff can name: "landlock" (writes
@@ -170,14 +180,31 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("server.env: an entry has an empty name")
 		}
 	}
-	return nil
+	return c.parseHints()
+}
+
+// parseHints checks the fs pack's hints and keeps them.
+func (c *Config) parseHints() error {
+	h, err := fs.ParseHints(c.Hints["fs"], c.HintsAt)
+	c.fsHints = h
+	return err
 }
 
 func (c *Config) catalog() []packs.Pack {
+	cat := All
 	if c.Catalog != nil {
-		return c.Catalog
+		cat = c.Catalog
 	}
-	return All
+	if len(c.fsHints) == 0 {
+		return cat
+	}
+	cat = slices.Clone(cat)
+	for i, p := range cat {
+		if p.Name == "fs" {
+			cat[i] = fs.Hinted(c.fsHints...)
+		}
+	}
+	return cat
 }
 
 func (c *Config) rowsPack() string {

@@ -19,6 +19,7 @@ import (
 	"github.com/sealmark/sealmark/internal/session"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/fs"
 )
 
 // StartError is a server start that failed: the process did not start, did
@@ -131,6 +132,15 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		surface.ToolsError = err.Error()
 	}
 	pr.surface = surface
+	if first && len(e.cfg.fsHints) > 0 && err == nil {
+		var names []string
+		for _, t := range tools {
+			names = append(names, t.Name)
+		}
+		if herr := fs.CheckHints(e.cfg.fsHints, names, e.cfg.HintsAt); herr != nil {
+			return nil, e.startError(pr, herr)
+		}
+	}
 	if first {
 		e.mu.Lock()
 		e.surface = surface
