@@ -70,6 +70,11 @@ type Config struct {
 	// unknown name fails the test before anything starts. For diagnosing a
 	// server that cannot run contained.
 	LayersOff []string
+	// Services are host endpoints the server may reach (sandbox.services):
+	// "tcp:127.0.0.1:5432" or "unix:/var/run/postgresql/.s.PGSQL.5432".
+	// Each connection is recorded and the run stays STANDARD. Default none;
+	// given, they replace the ConfigFile's.
+	Services []string
 	// Packs selects packs by name (packs); empty means every pack. go test
 	// -run Packs/<name> selects further.
 	Packs []string
@@ -167,6 +172,7 @@ func (c Config) settings() (*config.Resolved, error) {
 		set("sandbox.max_mib", "MaxMiB")
 	}
 	list(&s.LayersOff, c.LayersOff, "sandbox.layers_off", "LayersOff")
+	list(&s.Services, c.Services, "sandbox.services", "Services")
 	list(&s.Packs, c.Packs, "packs", "Packs")
 	if c.Hints != nil {
 		s.Hints = c.Hints

@@ -113,6 +113,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		d.environment(res, caller)
 		d.paths(res)
 		d.database(res.DBAdminDSN)
+		d.services(res.Services)
 	}
 	var off []string
 	if res != nil && !res.NoSandbox {
@@ -368,6 +369,29 @@ func (d *doctor) paths(res *config.Resolved) {
 		return
 	}
 	d.warn("paths", "use {sandbox}/<name> to keep such a file inside the sandbox (sealmark init offers it)")
+}
+
+// serviceTimeout bounds doctor's check of one declared service.
+const serviceTimeout = 2 * time.Second
+
+// services checks that each declared service (sandbox.services) answers:
+// a connection to it is accepted within serviceTimeout. The harness dials
+// only loopback addresses and unix paths; ParseService made sure of it.
+func (d *doctor) services(list []string) {
+	for _, raw := range list {
+		sv, err := contain.ParseService(raw)
+		if err != nil {
+			d.fail("services", "%v", err)
+			continue
+		}
+		c, err := net.DialTimeout(sv.Network, sv.Address, serviceTimeout)
+		if err != nil {
+			d.fail("services", "%s does not answer: %v (start it, or remove it from sandbox.services)", sv, err)
+			continue
+		}
+		c.Close()
+		d.ok("services", "%s answers; the server may reach it", sv)
+	}
 }
 
 // isolation says which isolation mechanisms this machine offers

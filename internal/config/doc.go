@@ -55,6 +55,8 @@
 //	sandbox.max_mib      max-mib: --max-mib                  SEALMARK_MAX_MIB
 //	sandbox.layers_off   layers-off: --layers-off, comma     SEALMARK_LAYERS_OFF (comma list)
 //	                       list
+//	sandbox.services     service: --service (repeatable),    SEALMARK_SERVICES (comma list)
+//	                       comma-joined
 //	sandbox.network      -                                   -
 //	(no file key)        no-sandbox: --no-sandbox            -
 //	(no file key)        keep-sandbox: --keep-sandbox        -

@@ -13,6 +13,7 @@ const (
 	kindString   kind = iota // a YAML string
 	kindNames                // a list of names (packs, variable names, layers)
 	kindArgs                 // a list of scalars, each taken as written
+	kindServices             // a list of tcp:127.0.0.1:<port> or unix:<path> endpoints
 	kindEnv                  // a map of variable name to a scalar taken as written
 	kindHeaders              // a map of header name to a scalar taken as written
 	kindFiles                // a map of path to content
@@ -48,6 +49,7 @@ var settings = []setting{
 	{key: "sandbox.dir", kind: kindString, field: func(s *Settings) any { return &s.SandboxDir }},
 	{key: "sandbox.max_mib", kind: kindInt, field: func(s *Settings) any { return &s.MaxMiB }},
 	{key: "sandbox.layers_off", kind: kindNames, field: func(s *Settings) any { return &s.LayersOff }},
+	{key: "sandbox.services", kind: kindServices, field: func(s *Settings) any { return &s.Services }},
 	{key: "sandbox.network", kind: kindNetwork},
 	{key: "--no-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.NoSandbox }},
 	{key: "--keep-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.KeepSandbox }},

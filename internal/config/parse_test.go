@@ -40,6 +40,7 @@ sandbox:
   max_mib: 2048
   network: closed
   layers_off: [seccomp, fsize]
+  services: ["tcp:127.0.0.1:5432", "unix:/var/run/postgresql/.s.PGSQL.5432"]
 packs: [core, fs]
 hints:
   fs:
@@ -95,6 +96,7 @@ var goodFiles = []struct {
 		s.SandboxDir = "/var/tmp/sm"
 		s.MaxMiB = 2048
 		s.LayersOff = []string{"seccomp", "fsize"}
+		s.Services = []string{"tcp:127.0.0.1:5432", "unix:/var/run/postgresql/.s.PGSQL.5432"}
 		s.Packs = []string{"core", "fs"}
 		s.Hints = map[string]map[string]any{
 			"fs": {"read_tool": "read_file", "depth": 3, "roots": []any{"{sandbox}", 2}},
@@ -109,8 +111,8 @@ var goodFiles = []struct {
 	}, lines: map[string]int{
 		"server": 2, "server.command": 3, "server.args": 4, "server.env": 5, "server.env.API_KEY": 6,
 		"server.env.DATA_DIR": 8, "server.headers.X-Trace": 12, "server.files.{sandbox}/etc/app.ini": 15,
-		"server.start": 18, "sandbox.network": 24, "sandbox.layers_off": 25, "packs": 26, "hints": 27,
-		"hints.fs": 28, "hints.fs.depth": 30, "hints.db": 32, "fail_on": 33, "timeouts.call": 37, "db.admin_dsn": 43,
+		"server.start": 18, "sandbox.network": 24, "sandbox.layers_off": 25, "sandbox.services": 26, "packs": 27, "hints": 28,
+		"hints.fs": 29, "hints.fs.depth": 31, "hints.db": 33, "fail_on": 34, "timeouts.call": 38, "db.admin_dsn": 44,
 	}},
 	{name: "values for the server are taken as written", yaml: `server:
   command: ./server
@@ -130,6 +132,9 @@ var goodFiles = []struct {
 		s.Env = []KV{{"Z", "1"}, {"A", "2"}, {"M", "3"}}
 	}},
 	{name: "fail_on", yaml: "fail_on: critical\n", want: func(s *Settings) { s.FailOn = "critical" }},
+	{name: "services", yaml: "sandbox:\n  services: [\"tcp:[::1]:5432\"]\n", want: func(s *Settings) {
+		s.Services = []string{"tcp:[::1]:5432"}
+	}, lines: map[string]int{"sandbox.services": 2}},
 	{name: "layers_off", yaml: "sandbox:\n  layers_off:\n    - landlock\n    - namespaces\n", want: func(s *Settings) {
 		s.LayersOff = []string{"landlock", "namespaces"}
 	}, lines: map[string]int{"sandbox.layers_off": 2}},
@@ -197,6 +202,7 @@ var badFiles = []struct {
 	{"args item a map", "server:\n  args:\n    - ok\n    - {a: 1}\n", "sealmark.yaml:4: server.args[1]: want a string, got a map", true},
 	{"args item null", "server:\n  args: [~]\n", "sealmark.yaml:2: server.args[0]: want a string, got nothing", true},
 	{"keep_env given a string", "sandbox:\n  keep_env: HTTP_PROXY\n", `sealmark.yaml:2: sandbox.keep_env: want a list of names, got "HTTP_PROXY"`, true},
+	{"a service on another host", "sandbox:\n  services: [\"tcp:10.0.0.5:5432\"]\n", `sealmark.yaml:2: sandbox.services: service "tcp:10.0.0.5:5432": the host must be 127.0.0.1 or [::1] (a contained server reaches only loopback, and names are never resolved)`, true},
 	{"layers_off given a string", "sandbox:\n  layers_off: landlock\n", `sealmark.yaml:2: sandbox.layers_off: want a list of names, got "landlock"`, true},
 	{"packs item with a comma", "packs: [\"core,fs\"]\n", `sealmark.yaml:1: packs[0]: want a name, got "core,fs"`, true},
 	{"packs item a number", "packs: [core, 7]\n", "sealmark.yaml:1: packs[1]: want a name, got 7", true},

@@ -40,6 +40,8 @@ var keyDocs = map[string]string{
 	"sandbox.max_mib": "the sandbox's size limit in MiB (default 1024)",
 	"sandbox.layers_off": "containment layers to turn off: landlock, seccomp, namespaces, cgroup, " +
 		"fsize; the run becomes CUSTOM",
+	"sandbox.services": "host endpoints the server may reach: tcp:127.0.0.1:<port> (forwarded into its network namespace) " +
+		"or unix:<socket path>; each connection recorded, the run stays STANDARD",
 	"sandbox.network": "network containment: closed (loopback only), the only value",
 	"--no-sandbox":    "run the server without a sandbox, with your environment (the run is CUSTOM)",
 	"--keep-sandbox":  "keep the sandbox after the run and print its path",

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sealmark/sealmark/internal/contain"
 )
 
 // ConfigPath returns the config file to load: the --config flag's value when
@@ -39,6 +41,7 @@ var envVars = []struct{ name, key string }{
 	{"SEALMARK_SANDBOX_DIR", "sandbox.dir"},
 	{"SEALMARK_MAX_MIB", "sandbox.max_mib"},
 	{"SEALMARK_LAYERS_OFF", "sandbox.layers_off"},
+	{"SEALMARK_SERVICES", "sandbox.services"},
 	{"SEALMARK_PACKS", "packs"},
 	{"SEALMARK_FAIL_ON", "fail_on"},
 	{"SEALMARK_BASELINE", "baseline"},
@@ -59,6 +62,7 @@ var flagKeys = map[string]string{
 	"sandbox-dir":  "sandbox.dir",
 	"max-mib":      "sandbox.max_mib",
 	"layers-off":   "sandbox.layers_off",
+	"service":      "sandbox.services",
 	"no-sandbox":   "--no-sandbox",
 	"keep-sandbox": "--keep-sandbox",
 	"packs":        "packs",
@@ -241,6 +245,14 @@ func (r *Resolved) setText(s *setting, text string) error {
 			}
 		}
 		*s.field(&r.Settings).(*[]string) = names
+	case kindServices:
+		list := splitList(text)
+		for _, sv := range list {
+			if _, err := contain.ParseService(sv); err != nil {
+				return err
+			}
+		}
+		*s.field(&r.Settings).(*[]string) = list
 	case kindBool:
 		b, err := strconv.ParseBool(text)
 		if err != nil {

@@ -30,6 +30,7 @@ type Settings struct {
 	SandboxDir  string   // sandbox.dir: the sandbox's parent directory; default the OS temp dir
 	MaxMiB      int      // sandbox.max_mib: the sandbox size limit (default 1024)
 	LayersOff   []string // sandbox.layers_off: containment layers turned off (the run is CUSTOM)
+	Services    []string // sandbox.services: host endpoints the server may reach (tcp:127.0.0.1:5432, unix:/path)
 	KeepSandbox bool     // --keep-sandbox (flag only)
 
 	Packs []string                  // packs: the packs to run; empty means every pack

@@ -2,12 +2,14 @@ package config
 
 import (
 	"fmt"
-	"github.com/sealmark/sealmark/packs/table"
 	"slices"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/packs/table"
 )
 
 // value decodes v into the setting's field and reports whether it was valid.
@@ -22,6 +24,14 @@ func (p *parser) value(s *setting, v *yaml.Node) bool {
 		*s.field(p.s).(*[]string) = p.names(v, s.key)
 	case kindArgs:
 		*s.field(p.s).(*[]string) = p.args(v, s.key)
+	case kindServices:
+		list := p.args(v, s.key)
+		for i, sv := range list {
+			if _, err := contain.ParseService(sv); err != nil {
+				p.errorf(v.Content[i], s.key, "%v", err)
+			}
+		}
+		*s.field(p.s).(*[]string) = list
 	case kindEnv, kindHeaders:
 		*s.field(p.s).(*[]KV) = p.pairs(v, s.key, s.kind == kindHeaders)
 	case kindFiles:

@@ -64,6 +64,7 @@ type Isolation struct {
 	CgroupControllers []string
 
 	cgroupUnset []string // limits Options asked for that no controller enforces
+	services    []string // Options.Services, as given
 }
 
 // Layers returns every layer in a fixed order, applied or not: what
@@ -101,6 +102,9 @@ func (i Isolation) For(o Options) Isolation {
 	if !o.Egress {
 		off(&i.SeccompNotify, "off by config")
 	}
+	for _, sv := range o.Services {
+		i.services = append(i.services, sv.String())
+	}
 	if !o.Cgroup {
 		off(&i.Cgroup, "off by config")
 	} else if i.Cgroup.Applied {
@@ -133,8 +137,10 @@ func (i Isolation) Applied(name string) bool {
 
 // Line is the one-line summary a run prints after "isolation: ", e.g.
 //
-//	procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf
+//	procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf unix=sandbox-only services=tcp:127.0.0.1:5432
 //
+// "unix=sandbox-only" says pathname unix sockets outside the sandbox are
+// refused (Options.Policy); "services=" names every declared allowance.
 // A group with nothing applied says why: "fs=none(landlock-fs: off by
 // config)", "cgroup=none(mkdir /sys/fs/cgroup/...: permission denied)".
 // The statements after ";" say what is weaker: whether egress is
@@ -173,6 +179,13 @@ func (i Isolation) Line() string {
 	group("privs", i.NoNewPrivs)
 	group("signals", i.LandlockScope)
 	group("cgroup", i.Cgroup)
+	if i.SeccompNotify.Applied {
+		// Options.Policy: pathname sockets by inode, abstract ones by netns
+		parts = append(parts, "unix=sandbox-only")
+	}
+	if len(i.services) > 0 {
+		parts = append(parts, "services="+strings.Join(i.services, "+"))
+	}
 
 	var weaker []string
 	switch {
@@ -186,7 +199,8 @@ func (i Isolation) Line() string {
 		weaker = append(weaker, "egress not blocked (netns: "+i.NetNS.Why+"; landlock-net: "+i.LandlockNet.Why+")")
 	}
 	if !i.SeccompNotify.Applied {
-		weaker = append(weaker, "egress not observed (seccomp-notify: "+i.SeccompNotify.Why+")")
+		weaker = append(weaker, "egress not observed (seccomp-notify: "+i.SeccompNotify.Why+")",
+			"host unix sockets reachable (seccomp-notify: "+i.SeccompNotify.Why+")")
 	}
 	if len(i.cgroupUnset) > 0 {
 		weaker = append(weaker, "no "+strings.Join(i.cgroupUnset, " or ")+" (the cgroup leaf's controllers: "+orNone(i.CgroupControllers)+")")

@@ -43,15 +43,15 @@ func TestLine(t *testing.T) {
 	}{{
 		"everything",
 		full(),
-		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf; egress not observed (seccomp-notify: not implemented)",
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf; egress not observed (seccomp-notify: not implemented); host unix sockets reachable (seccomp-notify: not implemented)",
 	}, {
 		"defaults",
 		full().For(Options{}),
-		"procs=pgid+pdeathsig+subreaper net=none(netns: off by config; landlock-net: off by config) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=none(off by config); egress not blocked (netns: off by config; landlock-net: off by config); egress not observed (seccomp-notify: not implemented)",
+		"procs=pgid+pdeathsig+subreaper net=none(netns: off by config; landlock-net: off by config) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=none(off by config); egress not blocked (netns: off by config; landlock-net: off by config); egress not observed (seccomp-notify: not implemented); host unix sockets reachable (seccomp-notify: not implemented)",
 	}, {
 		"landlock without netns",
 		full().For(Options{Landlock: true, SandboxTop: "/tmp/sealmark-x", MaxFileBytes: 1}),
-		"procs=pgid+pdeathsig+subreaper net=landlock(tcp-connect) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=none(off by config); egress not hard-blocked (tcp connect limited to allowed ports, udp open; netns: off by config); egress not observed (seccomp-notify: not implemented)",
+		"procs=pgid+pdeathsig+subreaper net=landlock(tcp-connect) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=none(off by config); egress not hard-blocked (tcp connect limited to allowed ports, udp open; netns: off by config); egress not observed (seccomp-notify: not implemented); host unix sockets reachable (seccomp-notify: not implemented)",
 	}, {
 		"observed and hard-blocked",
 		func() Isolation {
@@ -59,7 +59,7 @@ func TestLine(t *testing.T) {
 			i.SeccompNotify = applied("seccomp-notify", "")
 			return i
 		}(),
-		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf",
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf unix=sandbox-only",
 	}, {
 		"observed without netns",
 		func() Isolation {
@@ -67,7 +67,7 @@ func TestLine(t *testing.T) {
 			i.SeccompNotify = applied("seccomp-notify", "")
 			return i.For(Options{Egress: true})
 		}(),
-		"procs=pgid+pdeathsig+subreaper net=seccomp-notify fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=none(off by config); egress observed but not hard-blocked (seccomp-notify denies what the policy refuses, racily; netns: off by config)",
+		"procs=pgid+pdeathsig+subreaper net=seccomp-notify fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=none(off by config) unix=sandbox-only; egress observed but not hard-blocked (seccomp-notify denies what the policy refuses, racily; netns: off by config)",
 	}, {
 		"observer off by config",
 		func() Isolation {
@@ -75,7 +75,7 @@ func TestLine(t *testing.T) {
 			i.SeccompNotify = applied("seccomp-notify", "")
 			return i.For(Options{NetNS: true})
 		}(),
-		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=none(off by config); egress not observed (seccomp-notify: off by config)",
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=none(off by config); egress not observed (seccomp-notify: off by config); host unix sockets reachable (seccomp-notify: off by config)",
 	}, {
 		"refused with the error",
 		func() Isolation {
@@ -86,11 +86,11 @@ func TestLine(t *testing.T) {
 			i.Subreaper = refused("subreaper", "not enabled by the harness")
 			return i
 		}(),
-		"procs=pgid+pdeathsig net=none(netns: clone(CLONE_NEWUSER|CLONE_NEWPID): operation not permitted; landlock-net: landlock ABI 3 cannot restrict TCP (needs 4)) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf; egress not blocked (netns: clone(CLONE_NEWUSER|CLONE_NEWPID): operation not permitted; landlock-net: landlock ABI 3 cannot restrict TCP (needs 4)); egress not observed (seccomp-notify: not implemented)",
+		"procs=pgid+pdeathsig net=none(netns: clone(CLONE_NEWUSER|CLONE_NEWPID): operation not permitted; landlock-net: landlock ABI 3 cannot restrict TCP (needs 4)) fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf; egress not blocked (netns: clone(CLONE_NEWUSER|CLONE_NEWPID): operation not permitted; landlock-net: landlock ABI 3 cannot restrict TCP (needs 4)); egress not observed (seccomp-notify: not implemented); host unix sockets reachable (seccomp-notify: not implemented)",
 	}, {
 		"cgroup limits without their controllers",
 		full().For(Options{Cgroup: true, MaxProcs: 64, MaxMemory: 1 << 30}),
-		"procs=pgid+pdeathsig+subreaper net=none(netns: off by config; landlock-net: off by config) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=v2-leaf; egress not blocked (netns: off by config; landlock-net: off by config); egress not observed (seccomp-notify: not implemented); no pids.max or memory.max (the cgroup leaf's controllers: hugetlb)",
+		"procs=pgid+pdeathsig+subreaper net=none(netns: off by config; landlock-net: off by config) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=v2-leaf; egress not blocked (netns: off by config; landlock-net: off by config); egress not observed (seccomp-notify: not implemented); host unix sockets reachable (seccomp-notify: not implemented); no pids.max or memory.max (the cgroup leaf's controllers: hugetlb)",
 	}, {
 		"cgroup limits with one controller",
 		func() Isolation {
@@ -98,7 +98,7 @@ func TestLine(t *testing.T) {
 			i.CgroupControllers = []string{"cpu", "pids"}
 			return i.For(Options{Cgroup: true, NetNS: true, MaxProcs: 64, MaxMemory: 1 << 30})
 		}(),
-		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=v2-leaf+pids.max; egress not observed (seccomp-notify: not implemented); no memory.max (the cgroup leaf's controllers: cpu pids)",
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=v2-leaf+pids.max; egress not observed (seccomp-notify: not implemented); host unix sockets reachable (seccomp-notify: not implemented); no memory.max (the cgroup leaf's controllers: cpu pids)",
 	}, {
 		"cgroup refused",
 		func() Isolation {
@@ -106,7 +106,7 @@ func TestLine(t *testing.T) {
 			i.Cgroup = refused("cgroup", "mkdir /sys/fs/cgroup/unified/sealmark-1-2-3: permission denied")
 			return i.For(Options{Cgroup: true, NetNS: true, MaxProcs: 64})
 		}(),
-		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=none(mkdir /sys/fs/cgroup/unified/sealmark-1-2-3: permission denied); egress not observed (seccomp-notify: not implemented)",
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only) fs=none(landlock-fs: off by config) rlimits=none(rlimit-fsize: no limit set) privs=no_new_privs signals=none(landlock-scope: off by config) cgroup=none(mkdir /sys/fs/cgroup/unified/sealmark-1-2-3: permission denied); egress not observed (seccomp-notify: not implemented); host unix sockets reachable (seccomp-notify: not implemented)",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,14 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/observers/egress"
 )
 
 // Verb in os.Args[1] makes the harness binary act as the shim (see Dispatch).
@@ -84,6 +87,26 @@ type Options struct {
 	// for that is not enforced. 0 sets no limit.
 	MaxProcs  int
 	MaxMemory int64
+	// Services are host endpoints outside the sandbox the server may
+	// reach (sandbox.services). A tcp one's port is allowed like
+	// AllowPorts (and, with NetNS, proxied into the namespace); a unix one
+	// is allowed by the egress observer's policy (Policy), which otherwise
+	// refuses every pathname unix socket outside SandboxTop.
+	Services []Service
+}
+
+// Policy is the egress observer's policy for a server wrapped with o (give
+// it to Handoff.Complete): loopback only on AllowPorts and the tcp
+// services' ports; pathname unix sockets only beneath SandboxTop or at a
+// unix service's path, judged by the socket the server would reach;
+// abstract unix sockets only inside the server's own network namespace.
+func (o Options) Policy() func(net.Addr) bool {
+	var dirs []string
+	if o.SandboxTop != "" {
+		dirs = []string{o.SandboxTop}
+	}
+	ns := Probe().For(o).NetNS.Applied
+	return egress.Contained(append(slices.Clone(o.AllowPorts), servicePorts(o.Services)...), dirs, serviceSockets(o.Services), ns)
 }
 
 func (o Options) limits() cgroupLimits { return cgroupLimits{Pids: o.MaxProcs, Memory: o.MaxMemory} }
@@ -231,7 +254,7 @@ func wrapShim(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff
 		c.Net = true
 	}
 	if c.Net || c.NS {
-		c.Ports = append([]int(nil), o.AllowPorts...)
+		c.Ports = append(slices.Clone(o.AllowPorts), servicePorts(o.Services)...)
 	}
 	if c.NS {
 		c.Reverse = append([]int(nil), o.Reverse...)

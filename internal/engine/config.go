@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
@@ -64,6 +65,14 @@ type Config struct {
 	// the run is CUSTOM. For diagnosing a server that cannot run contained
 	// and for proving what a layer stops.
 	LayersOff []string
+	// Services are host endpoints outside the sandbox the server may reach
+	// (sandbox.services, --service): "tcp:127.0.0.1:5432" (forwarded into
+	// the server's network namespace) or
+	// "unix:/var/run/postgresql/.s.PGSQL.5432". Every other unix socket
+	// outside the sandbox and every other port is refused. Each connection
+	// is recorded; the run stays STANDARD and the isolation line names
+	// every service. Default none.
+	Services []string
 	// Packs selects packs by name; empty means every pack.
 	Packs []string
 	// Active lets probes that change state run.
@@ -166,6 +175,11 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("unknown containment layer %q in sandbox.layers_off (known: %s)", l, strings.Join(Layers, ", "))
 		}
 	}
+	for _, sv := range c.Services {
+		if _, err := contain.ParseService(sv); err != nil {
+			return fmt.Errorf("sandbox.services: %v", err)
+		}
+	}
 	known := map[string]bool{}
 	for _, p := range c.catalog() {
 		known[p.Name] = true
@@ -246,7 +260,7 @@ func FromSettings(s config.Settings) (Config, error) {
 	cfg := Config{
 		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
 		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
-		LayersOff: s.LayersOff, Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
+		LayersOff: s.LayersOff, Services: s.Services, Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
 		URL: s.URL, Start: s.Start, Hints: s.Hints,
 	}
 	for _, kv := range s.Env {

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"slices"
@@ -13,7 +14,6 @@ import (
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/launch"
-	"github.com/sealmark/sealmark/observers/egress"
 )
 
 // contain wraps a server's start in the containment shim: no_new_privs,
@@ -26,13 +26,18 @@ import (
 // is contained. When the shim cannot be used (a binary that does not call
 // contain.Dispatch) the server starts uncontained and the report's
 // isolation line says why; it says what applied in every case.
-func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, []int) {
+func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(net.Addr) bool) {
 	if e.sb == nil {
 		return spec, nil, nil
 	}
 	on := func(layer string) bool { return !slices.Contains(e.cfg.LayersOff, layer) }
 	o := contain.Options{SandboxTop: e.sb.Top, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"),
 		NetNS: on("namespaces")}
+	for _, sv := range e.cfg.Services {
+		if s, err := contain.ParseService(sv); err == nil { // Validate said so
+			o.Services = append(o.Services, s)
+		}
+	}
 	if e.cfg.Start != "" {
 		// A server started for its URL listens inside its namespace; the
 		// shim forwards the URL's port on the host's loopback to it.
@@ -84,17 +89,18 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, []int
 		line = strings.ReplaceAll(line, "rlimit-fsize: no limit set", "rlimit-fsize: off by config")
 	}
 	e.rep.Sandbox.Isolation = line + observed
-	return wrapped, hand, o.AllowPorts
+	return wrapped, hand, o.Policy()
 }
 
 // observeEgress completes the seccomp hand-off of a started server: from
 // now on every destination it tries is recorded, and all but the harness's
-// own ports are refused. The egress observer joins the run's observers.
-func (e *Engine) observeEgress(hand *contain.Handoff, pid int, ports []int) error {
+// own ports, the declared services and the sandbox's unix sockets are
+// refused. The egress observer joins the run's observers.
+func (e *Engine) observeEgress(hand *contain.Handoff, pid int, policy func(net.Addr) bool) error {
 	if hand == nil {
 		return nil
 	}
-	obs, err := hand.Complete(pid, egress.Ports(ports...))
+	obs, err := hand.Complete(pid, policy)
 	if err != nil || obs == nil {
 		return err
 	}

@@ -196,14 +196,14 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 	if err != nil {
 		return nil, e.startError(pr, fmt.Errorf("server command: %v", err))
 	}
-	lspec, hand, ports := e.contain(launch.Spec{Path: path, Args: args, Env: env, Dir: dir})
+	lspec, hand, policy := e.contain(launch.Spec{Path: path, Args: args, Env: env, Dir: dir})
 	proc, err := launch.Start(lspec)
 	if err != nil {
 		hand.Cancel()
 		return nil, e.startError(pr, fmt.Errorf("starting %s: %v", command, err))
 	}
 	e.keepCgroup(hand)
-	if err := e.observeEgress(hand, proc.Pid(), ports); err != nil {
+	if err := e.observeEgress(hand, proc.Pid(), policy); err != nil {
 		proc.Kill()
 		proc.Stop(0, 0)
 		hand.Cancel()

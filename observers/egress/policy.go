@@ -15,7 +15,7 @@ const WriteIntent = 0x1 | 0x2 | 0x40 | 0x200 | 0x400
 // port) or a unix socket is allowed, anything else is denied.
 func Loopback(addr net.Addr) bool {
 	switch a := addr.(type) {
-	case *net.UnixAddr:
+	case *net.UnixAddr, *UnixSocket:
 		return true
 	case *net.TCPAddr:
 		return a.IP.IsLoopback()
@@ -25,7 +25,8 @@ func Loopback(addr net.Addr) bool {
 	return false
 }
 
-// Ports is a stricter policy: unix sockets, and loopback addresses only on
+// Ports is a stricter policy: unix sockets (all of them; Contained judges
+// them too), and loopback addresses only on
 // the given ports (the harness's own listeners). Other loopback ports are
 // denied too, among them a local DNS stub such as 127.0.0.53:53 that would
 // forward the server's queries off the machine.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -196,11 +197,41 @@ func (s *loop) dest(n notif, op string, addr, addrlen uint64) call {
 		return call{errno: unix.ENETUNREACH, records: []observers.Record{sockRecord(pid, op, destination{family: "unreadable"}, false, why)}}
 	}
 	d := parseSockaddr(b, op == "connect")
+	if d.family == "unix" && !strings.HasPrefix(d.host, "@") {
+		return s.unixDest(pid, op, d)
+	}
 	ok := d.allowed(s.o.allow)
 	c := call{allow: ok, errno: unix.ENETUNREACH}
 	if d.family != "unspec" {
 		c.records = []observers.Record{sockRecord(pid, op, d, ok, "")}
 	}
+	return c
+}
+
+// unixDest judges a pathname unix socket by the socket the caller would
+// reach (see UnixSocket). A refused one fails with EACCES, one that does
+// not exist with ENOENT, as the kernel would have answered. The check and
+// the kernel's own lookup are two lookups: a server that swaps a link in
+// between can win the race (the mount namespace is the boundary then).
+func (s *loop) unixDest(pid int, op string, d destination) call {
+	u := resolveUnix(pid, d.host)
+	d.addr = u
+	if u.Path != d.host {
+		d.host = u.Path
+	}
+	ok := d.allowed(s.o.allow)
+	c := call{allow: ok, errno: unix.EACCES}
+	why := ""
+	switch {
+	case ok:
+	case u.Err == "no such socket":
+		c.errno, why = unix.ENOENT, u.Err
+	case u.Err != "":
+		why = "not resolved: " + u.Err
+	default:
+		why = "refused (outside the sandbox)"
+	}
+	c.records = []observers.Record{sockRecord(pid, op, d, ok, why)}
 	return c
 }
 

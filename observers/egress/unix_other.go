@@ -1,0 +1,9 @@
+//go:build !linux
+
+package egress
+
+import "errors"
+
+func fileID(path string) (FileID, error) {
+	return FileID{}, errors.New("unix sockets are judged by inode on Linux only")
+}
