@@ -64,6 +64,7 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.String("call-timeout", "10s", "bound on each request")
 	fs.String("max-mib", "1024", "sandbox size limit in MiB (sandbox.max_mib)")
 	fs.String("layers-off", "", "turn off these containment `LAYERS` (comma-separated: "+strings.Join(engine.Layers, ", ")+"); the run is CUSTOM")
+	fs.Var(&repeated{}, "service", "let the server reach the host `ENDPOINT` tcp:127.0.0.1:PORT or unix:/PATH (repeatable; sandbox.services)")
 	fs.String("url", "", "an HTTP server's MCP endpoint, a loopback `URL` (placeholders expand: http://127.0.0.1:{port}/mcp)")
 	fs.Var(&repeated{}, "header", "an HTTP header `Name: value` for --url (repeatable)")
 	fs.String("start", "", "a `COMMAND` line that starts the HTTP server for --url, in the sandbox's throwaway directory (no shell)")
@@ -78,7 +79,7 @@ func setFlags(fs *flag.FlagSet, rest []string) map[string]string {
 		switch v := fl.Value.(type) {
 		case *repeated:
 			sep := "\n"
-			if fl.Name == "keep-env" {
+			if fl.Name == "keep-env" || fl.Name == "service" {
 				sep = ","
 			}
 			set[fl.Name] = strings.Join(*v, sep)
