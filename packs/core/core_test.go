@@ -103,6 +103,7 @@ var cleanVerdicts = map[string]map[string]packs.Verdict{
 		// the HTTP transport's own modern rules: see TestModernHTTP
 		"CORE-MODERN-HTTP-HEADERS": packs.NotApplicable, "CORE-MODERN-HTTP-NO-SESSIONS": packs.NotApplicable,
 	},
+	"slow-large-argument": {"CORE-LARGE-ARGUMENT": packs.Passed},
 	"modern,full": {
 		"CORE-DISCOVER": packs.Passed, "CORE-RESOURCES": packs.Passed, "CORE-PROMPTS": packs.Passed,
 		"CORE-LOGGING-SET-LEVEL": packs.NotApplicable, "CORE-PROGRESS": packs.Passed,
@@ -111,7 +112,7 @@ var cleanVerdicts = map[string]map[string]packs.Verdict{
 }
 
 // slowTwins rank the twins that wait out timeouts, so they start first.
-var slowTwins = map[string]int{"no-unknown-method-answer": 3, "hang-on-call": 2, "ignore-stdin-close": 1}
+var slowTwins = map[string]int{"no-unknown-method-answer": 3, "hang-on-call": 2, "slow-large-argument": 1, "drop-large-argument": 1, "ignore-stdin-close": 1}
 
 // How many twins run at the same time. Bare runs mostly wait on the
 // fixture (cancellation windows, timeouts), so more run at once than there
@@ -169,6 +170,9 @@ func TestTwins(t *testing.T) {
 		{"unknown-tool-iserror", map[string]string{"CORE-UNKNOWN-TOOL": "answered with an isError result"}, false},
 		{"bad-arguments-code", map[string]string{"CORE-BAD-ARGUMENTS": "tools/call read_note with no arguments was answered with error -32603"}, false},
 		{"crash-on-large-argument", map[string]string{"CORE-LARGE-ARGUMENT": "the server exited on tools/call read_note with a 1 MiB name"}, false},
+		// Slow to take a megabyte is not stopped: it answers late and passes.
+		{"slow-large-argument", nil, false},
+		{"drop-large-argument", map[string]string{"CORE-LARGE-ARGUMENT": "tools/call read_note with a 1 MiB name got no answer within 4s, yet a tools/list sent after it was answered"}, false},
 		{"late-cancel-response", map[string]string{"CORE-CANCELLATION": "tools/call slow_op was answered after it was cancelled"}, false},
 		{"crash-on-unknown-cancel", map[string]string{"CORE-CANCEL-UNKNOWN": "exited after a cancellation of a request that was never sent"}, false},
 		{"progress-after-response", map[string]string{"CORE-PROGRESS": "a progress notification for tools/call slow_op came after its response"}, false},
@@ -181,7 +185,7 @@ func TestTwins(t *testing.T) {
 		{"poisoned-description", map[string]string{"CORE-TOOL-METADATA": `tool "add_note" description has a tag addressed to the model: `}, false},
 		{"invisible-unicode", map[string]string{"CORE-TOOL-METADATA": `tool "list_notes" description hides 7 invisible characters (tag characters spelling "Ignore")`}, false},
 		{"shadowing-description", map[string]string{"CORE-TOOL-METADATA": `steers the model away from tool "read_note": "`}, false},
-		{"overlong-description", map[string]string{"CORE-TOOL-METADATA": "characters long (over 4096)"}, false},
+		{"overlong-description", map[string]string{"CORE-TOOL-METADATA": "characters long (over 16384)"}, false},
 		{"modern", nil, false},
 		{"modern,full", nil, false},
 		{"modern-bad-discover", map[string]string{"CORE-DISCOVER": "the DiscoverResult has no supportedVersions"}, false},

@@ -17,7 +17,10 @@ import (
 // start already has and call nothing.
 
 // maxDescription is the longest tool description that is not suspicious.
-const maxDescription = 4096
+// Real servers write long manuals into descriptions (6,549 characters is the
+// longest in the corpus under testdata/toollists); four times 4,096 leaves
+// them room and still flags padding that pushes text out of a reviewer's view.
+const maxDescription = 16384
 
 // maxHygieneFindings bounds the findings of one tool list; the rest are counted.
 const maxHygieneFindings = 20
@@ -27,16 +30,13 @@ var toolMetadata = packs.Probe{
 	Name:     "tool-metadata",
 	Severity: packs.High,
 	CWE:      "CWE-1427",
-	Doc:      "tool names, descriptions and schemas must not hide text (invisible or tag Unicode), address the model (ignore instructions, <IMPORTANT>, keep it from the user, read ~/.ssh or pass secrets), steer it away from other tools, or run past 4096 characters (tool poisoning; spec 2025-11-25 server/tools#security-considerations)",
+	Doc:      "tool names, descriptions and schemas must not hide text (invisible or tag Unicode), address the model (ignore instructions, <IMPORTANT>, keep it from the user, read ~/.ssh or pass the user's secrets), steer it away from other tools, or run past 16384 characters (tool poisoning; spec 2025-11-25 server/tools#security-considerations)",
 	Run: func(p *packs.Pass) {
 		if len(p.Surface.Tools) == 0 {
 			p.NotApplicable("the server lists no tools")
 			return
 		}
-		var names []string
-		for _, t := range p.Surface.Tools {
-			names = append(names, t.Name)
-		}
+		names := toolNames(p.Surface.Tools)
 		n := 0
 		report := func(sev packs.Severity, format string, args ...any) *packs.Finding {
 			n++
@@ -47,7 +47,11 @@ var toolMetadata = packs.Probe{
 			f.Severity = sev
 			return f
 		}
-		for _, t := range p.Surface.Tools {
+		for i, t := range p.Surface.Tools {
+			if err := p.Ctx.Err(); err != nil {
+				p.Inconclusive("interrupted after %d of %d tools (%v)", i, len(p.Surface.Tools), err)
+				return
+			}
 			checkTool(t, names, report)
 		}
 		if n > maxHygieneFindings {
@@ -59,9 +63,24 @@ var toolMetadata = packs.Probe{
 
 type reporter func(sev packs.Severity, format string, args ...any) *packs.Finding
 
+// toolNames indexes the listed tools' names by their lower-case form, the
+// form steering compares (its phrases are case-insensitive). Names shorter
+// than three characters are left out: "do not use it" is not about a tool
+// named "it".
+func toolNames(tools []packs.Tool) map[string]string {
+	names := make(map[string]string, len(tools))
+	for _, t := range tools {
+		if len(t.Name) >= 3 {
+			names[strings.ToLower(t.Name)] = t.Name
+		}
+	}
+	return names
+}
+
 // checkTool reports what is wrong with one tool's metadata, once per kind
-// and place.
-func checkTool(t packs.Tool, names []string, report reporter) {
+// and place. Its cost is linear in the size of the tool's metadata, whatever
+// the number of tools: names is looked up, never scanned.
+func checkTool(t packs.Tool, names map[string]string, report reporter) {
 	raw := t.Raw
 	if len(raw) == 0 {
 		raw, _ = json.Marshal(t)
@@ -89,14 +108,12 @@ func checkTool(t packs.Tool, names []string, report reporter) {
 					Evidencef("tools/list", "%s %s", who, s.where)
 			}
 		}
-		for _, other := range names {
-			if other == t.Name || len(other) < 3 {
+		for _, st := range steered(s.text, names) {
+			if st.name == t.Name {
 				continue
 			}
-			if loc := steering(other).FindStringIndex(s.text); loc != nil {
-				report(packs.Medium, "%s %s steers the model away from tool %q: %s", who, s.where, other, span(s.text, loc[0], loc[1])).
-					Evidencef("tools/list", "%s %s names %q", who, s.where, other)
-			}
+			report(packs.Medium, "%s %s steers the model away from tool %q: %s", who, s.where, st.name, span(s.text, st.start, st.end)).
+				Evidencef("tools/list", "%s %s names %q", who, s.where, st.name)
 		}
 	}
 	if n := utf8.RuneCountInString(t.Description); n > maxDescription {
@@ -157,18 +174,48 @@ var poisonRules = []struct {
 		`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+)?(of\s+)?(the\s+|your\s+)?(previous|prior|above|earlier|preceding|system|other)\s+(instructions|prompts?|rules|directions|guidelines)`)},
 	{"a tag addressed to the model", packs.High, regexp.MustCompile(
 		`(?i)<\s*(important|system|instructions?|secret|hidden|admin)\s*>`)},
+	// "Without asking the user" describes what a tool does (it overwrites
+	// without a prompt); "without telling the user" hides it.
 	{"an instruction to keep something from the user", packs.High, regexp.MustCompile(
-		`(?i)\b((do\s+not|don'?t|never)\s+(tell|inform|mention|reveal|show|notify|alert|disclose)\b[^.\n]{0,40}\buser|without\s+(telling|informing|notifying|asking|alerting)\s+(the\s+)?user|(the\s+)?user\s+(must|should)\s+not\s+(know|see|be\s+told))`)},
-	{"a reference to a credentials file", packs.Medium, regexp.MustCompile(
-		`(?i)(~/\.ssh|\.ssh/|\bid_(rsa|ed25519|ecdsa|dsa)\b|~/\.aws|\.aws/credentials|(^|[\s"'(/])\.env\b|\.netrc\b|\.npmrc\b|\.pgpass\b|/etc/shadow|\bmcp\.json\b|\.git-credentials)`)},
+		`(?i)\b((do\s+not|don'?t|never)\s+(tell|inform|mention|reveal|show|notify|alert|disclose)\b[^.\n]{0,40}\buser|without\s+(telling|informing|notifying|alerting)\s+(the\s+)?user|(the\s+)?user\s+(must|should)\s+not\s+(know|see|be\s+told))`)},
+	// A credentials file named as something to read or send, not one
+	// named in passing ("paths such as ~/.ssh are rejected").
+	{"an instruction to read a credentials file", packs.Medium, regexp.MustCompile(
+		`(?i)\b(read|cat|open|load|include|send|pass|upload|attach|copy|print|output|return|fetch|get|dump|paste|forward|exfiltrate)\b(?:[^.\n]|\.\S){0,40}?(~/\.ssh|\.ssh/|\bid_(rsa|ed25519|ecdsa|dsa)\b|~/\.aws|\.aws/credentials|(^|[\s"'(/` + "`" + `])\.env\b|\.netrc\b|\.npmrc\b|\.pgpass\b|/etc/shadow|\bmcp\.json\b|\.git-credentials)`)},
+	// Someone's secrets as the object of the verb ("include the user's API
+	// keys in the extra parameter"), not a field that merely holds one
+	// ("separate periods per API key, identified by the apiKey field").
 	{"a request to pass secrets as arguments", packs.Medium, regexp.MustCompile(
-		`(?i)\b(pass|send|include|provide|put|add|insert|append|attach|forward)\b[^.\n]{0,60}\b(api[\s_-]?keys?|secrets?|passwords?|credentials|private[\s_-]?keys?|access[\s_-]?tokens?|auth(entication)?[\s_-]?tokens?|session[\s_-]?tokens?|env(ironment)?\s+variables?)\b[^.\n]{0,60}\b(parameter|argument|field|param)s?\b`)},
+		`(?i)\b(pass|send|include|provide|put|add|insert|append|attach|forward)\s+(in\s+)?(the\s+user'?s'?|users'|all(\s+the)?|any|every|other|stored|saved|their)\s+([\w-]+\s+){0,2}?(api[\s_-]?keys?|secrets?|passwords?|credentials|private[\s_-]?keys?|access[\s_-]?tokens?|auth(entication)?[\s_-]?tokens?|session[\s_-]?tokens?|env(ironment)?\s+variables?)\b[^.\n]{0,60}\b(parameter|argument|field|param)s?\b`)},
 }
 
-// steering matches a phrase that sends the model away from the named tool.
-func steering(name string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(instead\s+of|rather\s+than|in\s+place\s+of|before\s+(using|calling|invoking|running)|do\s+not\s+(use|call)|don'?t\s+(use|call)|never\s+(use|call)|replaces?|overrides?|supersedes?)\s+(the\s+)?[` + "`" + `'"]?` +
-		regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_.-]|\.($|[^A-Za-z0-9_-]))`)
+// steering matches a phrase that sends the model away from a tool, and the
+// tool name that follows it (a name of A-Z a-z 0-9 _ . -, optionally quoted).
+var steering = regexp.MustCompile(`(?i)\b(?:instead\s+of|rather\s+than|in\s+place\s+of|before\s+(?:using|calling|invoking|running)|do\s+not\s+(?:use|call)|don'?t\s+(?:use|call)|never\s+(?:use|call)|replaces?|overrides?|supersedes?)\s+(?:the\s+)?[` + "`" + `'"]?([A-Za-z0-9_.-]+)`)
+
+// steer is one steering phrase in a text: the tool it names and where.
+type steer struct {
+	name       string
+	start, end int
+}
+
+// steered lists the listed tools that text steers the model away from, each
+// once, in the order they first appear. A name ending in a dot is the end of
+// a sentence ("instead of read_file."), unless a tool has that name.
+func steered(text string, names map[string]string) []steer {
+	var out []steer
+	for _, m := range steering.FindAllStringSubmatchIndex(text, -1) {
+		word := text[m[2]:m[3]]
+		name, ok := names[strings.ToLower(word)]
+		if !ok {
+			name, ok = names[strings.ToLower(strings.TrimRight(word, "."))]
+		}
+		if !ok || slices.ContainsFunc(out, func(s steer) bool { return s.name == name }) {
+			continue
+		}
+		out = append(out, steer{name: name, start: m[0], end: m[1]})
+	}
+	return out
 }
 
 // invisible reports a rune that renders as nothing: Unicode tags,

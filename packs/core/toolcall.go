@@ -179,15 +179,20 @@ func outcome(res *packs.Response) string {
 // largeSize is the size of the large-argument probe's string.
 const largeSize = 1 << 20
 
-// largeWait is how many call timeouts the large call may take.
-const largeWait = 2
+// largeWait is how many call timeouts the large call may take while the
+// server answers other requests; busyWaits is how many such waits it may
+// take while the server answers nothing (it is busy reading or parsing).
+const (
+	largeWait = 2
+	busyWaits = 4
+)
 
 var largeArgument = packs.Probe{
 	ID:       "CORE-LARGE-ARGUMENT",
 	Name:     "large-argument",
 	Severity: packs.Medium,
 	CWE:      "CWE-400",
-	Doc:      "tools/call with a 1 MiB string argument must be answered (a result or any error) and the server must keep serving (every request gets a response, spec basic/index; the harness allows two call timeouts)",
+	Doc:      "tools/call with a 1 MiB string argument must be answered (a result or any error) and the server must keep serving (every request gets a response, spec basic/index; the harness allows two call timeouts, and eight while the server answers nothing else)",
 	Run: func(p *packs.Pass) {
 		if !ready(p) {
 			return
@@ -203,41 +208,98 @@ var largeArgument = packs.Probe{
 		big := "sealmark-" + p.Token + "-" + strings.Repeat("A", largeSize)
 		args, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.name: big})
 		what := "tools/call " + t.Name + " with a 1 MiB " + pr.name
-		type result struct {
-			res *packs.Response
-			err error
-		}
-		// A megabyte may take longer to move and parse than a usual call.
-		wait := largeWait * p.CallTimeout
-		done := make(chan result, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(p.Ctx, wait)
-			defer cancel()
-			res, err := p.Server.Request(ctx, "tools/call", map[string]any{"name": t.Name, "arguments": args})
-			done <- result{res, err}
-		}()
-		var r result
-		select {
-		case r = <-done:
-		case <-time.After(wait + shortWait(p)):
-			// The write itself is stuck: the server stopped reading stdin.
-			_ = p.Server.CloseStdin()
-			<-done
-			p.Reportf("%s was not taken within %s: the server stopped reading its stdin", what, wait+shortWait(p)).
-				Evidencef("process", "the write of the request did not complete")
+		r, ok := largeCall(p, t.Name, args, what)
+		if !ok {
 			return
 		}
-		switch {
-		case r.err != nil && (errors.Is(r.err, packs.ErrClosed) || !p.Server.Alive()):
-			p.Reportf("the server exited on %s (%s)", what, exitOf(p)).Evidencef("process", "exit: %s", exitOf(p)).Severity = packs.High
-			return
-		case r.err != nil:
-			p.Reportf("%s got no answer within %s", what, wait).Evidencef("response", "%v", r.err)
-			return
-		}
-		p.Notef("%s: answered with %s", what, outcome(r.res))
+		p.Notef("%s: answered with %s", what, outcome(r))
 		if err := barrier(p); err != nil {
 			broken(p, err, what)
 		}
 	},
+}
+
+// largeCall sends the large call and waits for its answer, telling a server
+// that is busy with a megabyte from one that drops the call or stopped
+// answering. A call unanswered after the usual wait (two call timeouts) is
+// followed by a liveness request: a server that answers it but not the call
+// dropped the call; one that answers neither is busy (a server reads its
+// input in order) and gets up to busyWaits times the wait in all, so that a
+// loaded machine is not taken for a hung server. It reports a crash, a
+// dropped call, a hang and a stuck write, and returns false; a late answer
+// is noted and returned.
+func largeCall(p *packs.Pass, tool string, args map[string]any, what string) (*packs.Response, bool) {
+	type result struct {
+		res *packs.Response
+		err error
+	}
+	wait := largeWait * p.CallTimeout
+	ceiling := busyWaits * wait
+	ctx, cancel := context.WithTimeout(p.Ctx, ceiling)
+	defer cancel()
+	start := time.Now()
+	done := make(chan result, 1)
+	go func() {
+		res, err := p.Server.Request(ctx, "tools/call", map[string]any{"name": tool, "arguments": args})
+		done <- result{res, err}
+	}()
+	var ping chan error
+	method := liveness(p)
+	ask := time.After(wait)
+	exited := func(r result) bool { return r.err != nil && (errors.Is(r.err, packs.ErrClosed) || !p.Server.Alive()) }
+	answered := func(r result) (*packs.Response, bool) {
+		switch {
+		case r.err != nil && p.Ctx.Err() != nil:
+			p.Inconclusive("interrupted before %s was answered (%v)", what, p.Ctx.Err())
+			return nil, false
+		case exited(r):
+			p.Reportf("the server exited on %s (%s)", what, exitOf(p)).Evidencef("process", "exit: %s", exitOf(p)).Severity = packs.High
+			return nil, false
+		case r.err != nil && ctx.Err() == nil:
+			p.Reportf("%s failed: %v", what, r.err).Evidencef("response", "%v", r.err)
+			return nil, false
+		case r.err != nil:
+			p.Reportf("%s got no answer within %s, nor did a %s sent after it", what, ceiling, method).
+				Evidencef("response", "%v", r.err)
+			return nil, false
+		}
+		if took := time.Since(start); took > wait {
+			p.Notef("%s: answered after %s, while the server answered nothing else (busy, not stopped)", what, took.Round(time.Millisecond))
+		}
+		return r.res, true
+	}
+	var serving <-chan time.Time // set once the liveness request is answered
+	stuck := time.After(ceiling + shortWait(p))
+	for {
+		select {
+		case r := <-done:
+			return answered(r)
+		case <-ask:
+			ping = make(chan error, 1)
+			go func() {
+				_, err := p.Server.Request(ctx, method, map[string]any{})
+				ping <- err
+			}()
+		case err := <-ping:
+			ping = nil
+			if err == nil {
+				// Give the call's answer, if it is on its way, a moment.
+				serving = time.After(shortWait(p) / 2)
+			}
+		case <-serving:
+			cancel()
+			<-done
+			p.Reportf("%s got no answer within %s, yet a %s sent after it was answered", what, wait, method).
+				Evidencef("response", "%s answered, tools/call %s not", method, tool)
+			return nil, false
+		case <-stuck:
+			// Neither request returned, even at its deadline: the writes
+			// themselves are stuck, the server stopped reading its stdin.
+			_ = p.Server.CloseStdin()
+			<-done
+			p.Reportf("%s was not taken within %s: the server stopped reading its stdin", what, ceiling+shortWait(p)).
+				Evidencef("process", "the write of the request did not complete")
+			return nil, false
+		}
+	}
 }
