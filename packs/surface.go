@@ -148,6 +148,17 @@ type Sandbox struct {
 	Files                                       []Secret // canary files, by path relative to Top
 	// Git is the git pack's layout; nil when the run staged none.
 	Git *GitSandbox
+	// SQLite is the sqlite pack's databases; nil unless the server was
+	// pointed at {sqlite}.
+	SQLite *SQLiteDB
+}
+
+// SQLiteDB is the sqlite pack's pair of databases: App ({sqlite}, inside
+// the root, with a secrets table the server may read) and Other (outside
+// the root, whose secret the server must never return).
+type SQLiteDB struct {
+	App, Other             string
+	AppSecret, OtherSecret string
 }
 
 // GitSandbox is the git pack's layout as a probe sees it. Paths are

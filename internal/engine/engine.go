@@ -41,10 +41,11 @@ import (
 	execpack "github.com/sealmark/sealmark/packs/exec"
 	"github.com/sealmark/sealmark/packs/fs"
 	"github.com/sealmark/sealmark/packs/git"
+	"github.com/sealmark/sealmark/packs/sqlite"
 )
 
 // All is every pack Sealmark ships, in run order.
-var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack}
+var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack, sqlite.Pack}
 
 // Engine is one run.
 type Engine struct {
@@ -248,6 +249,9 @@ func (e *Engine) Open() error {
 		e.redactor.Stable(sb.Home, "{sandbox_home}")
 		e.redactor.Stable(sb.RootEvil, "{sandbox_top}/root-evil")
 		e.redactor.Stable(sb.Top, "{sandbox_top}")
+		if err := e.stageSQLite(); err != nil {
+			return e.harnessError(err)
+		}
 		if e.rep.Sandbox.EnvMode == "" {
 			e.rep.Sandbox.EnvMode = "scrubbed"
 		}

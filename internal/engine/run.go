@@ -27,6 +27,7 @@ func (e *Engine) sandboxView() *packs.Sandbox {
 			v.Git.Repos = append(v.Git.Repos, packs.Secret{Name: "root-evil/repo", Value: e.sb.Git.EvilRepoSecret})
 		}
 	}
+	v.SQLite = e.sqliteView()
 	return v
 }
 

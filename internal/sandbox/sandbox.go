@@ -55,6 +55,8 @@ type Sandbox struct {
 	Repo             string    // root/repo with Options.GitRepo: one commit, a staged change, an untracked file and an untracked link to CanaryRepo; "" otherwise
 	Git              GitLayout // with Options.GitRepo: the git pack's other repositories
 
+	SQLite *SQLite // root/app.db and canary/other.db once StageSQLite made them; nil before
+
 	Notes []string // what could not be made, and why
 }
 
