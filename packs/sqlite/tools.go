@@ -54,14 +54,10 @@ func Tools(s *packs.Surface) []Tool {
 	for _, t := range s.Tools {
 		props, arrays := stringProps(t.InputSchema)
 		tool := Tool{Name: t.Name, Schema: t.InputSchema, arrays: arrays}
-		if h := t.Annotations.ReadOnlyHint; h != nil {
-			tool.ReadOnly = *h
-		} else if d := t.Annotations.DestructiveHint; d == nil || !*d {
-			tool.ReadOnly = readish.MatchString(t.Name) || readSaid.MatchString(t.Description)
-		}
+		tool.ReadOnly = t.SaysReadOnly()
 		switch {
-		case pick(props, sqlArg) != "":
-			tool.Role, tool.Arg = SQL, pick(props, sqlArg)
+		case t.SQLArg() != "":
+			tool.Role, tool.Arg = SQL, t.SQLArg()
 		case backupish.MatchString(t.Name) && pick(props, pathArg) != "":
 			tool.Role, tool.Arg = Backup, pick(props, pathArg)
 		case needsObject(t.InputSchema):
