@@ -112,6 +112,13 @@ func New(cfg Config) (*Engine, error) {
 	for _, kv := range cfg.Env {
 		e.rep.Server.Env = append(e.rep.Server.Env, report.EnvEntry{Name: kv.Name, Value: redact.EnvValue(kv.Name, kv.Value, false)})
 	}
+	// A URL's password anywhere the user wrote one is a secret wherever
+	// it shows up; the report's rewrite masks it inside URLs however short.
+	for _, s := range slices.Concat(cfg.Args, []string{cfg.Start, cfg.URL}, envValues(cfg.Env), envValues(cfg.Headers)) {
+		for _, pw := range redact.URLPasswords(s) {
+			e.redactor.Secret(pw, redact.MaskRedacted)
+		}
+	}
 	if cfg.URL != "" {
 		e.rep.Server.URL = redact.URL(cfg.URL)
 		if cfg.Start != "" {
@@ -420,4 +427,13 @@ func packNames(ps []packs.Pack) string {
 		names = append(names, p.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// envValues are the values of a list of name=value entries.
+func envValues(kvs []environ.KV) []string {
+	out := make([]string, len(kvs))
+	for i, kv := range kvs {
+		out[i] = kv.Value
+	}
+	return out
 }

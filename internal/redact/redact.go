@@ -103,8 +103,9 @@ func (r *Redactor) Stable(value, name string) {
 	r.stable = upsert(r.stable, rule{value: value, with: name, digits: allDigits(value)})
 }
 
-// String returns s with every registered secret masked, then every registered
-// stable value replaced by its name. A stable name never replaces text inside
+// String returns s with every registered secret masked, then every
+// registered stable value replaced by its name, and the password of every
+// URL masked (Passwords). A stable name never replaces text inside
 // a mask.
 func (r *Redactor) String(s string) string {
 	r.mu.RLock()
@@ -119,7 +120,7 @@ func (r *Redactor) String(s string) string {
 func (r *Redactor) Mask(s string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return mask(s, secretSpans(s, r.secrets), func(t string) string { return t })
+	return Passwords(mask(s, secretSpans(s, r.secrets), func(t string) string { return t }))
 }
 
 // upsert adds or replaces the rule for ru.value and keeps rules sorted.

@@ -159,3 +159,17 @@ func TestMaskKeepsStableValues(t *testing.T) {
 		t.Errorf("Mask = %q, want %q", got, want)
 	}
 }
+
+func TestPasswordsInURLs(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:pw@host/db":                         "postgres://u:<redacted>@host/db",
+		"psql 'mysql://root:p@ss@h/x' and https://a@b/c":  "psql 'mysql://root:<redacted>@h/x' and https://a@b/c",
+		"DATABASE_URL=postgres://r:<password>@127.0.0.1/": "DATABASE_URL=postgres://r:<password>@127.0.0.1/",
+		"see https://example.test/a:b@c":                  "see https://example.test/a:b@c",
+		"no url: user:pw@host":                            "no url: user:pw@host",
+	} {
+		if got := New().String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

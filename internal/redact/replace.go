@@ -2,9 +2,47 @@ package redact
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 )
+
+// passwordRE matches the scheme, user and password of a URL written in
+// any text: "postgres://u:pw@" of "connect postgres://u:pw@db/app". The
+// password ends at the last "@" before a space, quote, slash, "?" or "#",
+// so one holding a raw "@" is masked whole.
+var passwordRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:'"<>` + "`" + `]*):([^\s/?#'"` + "`" + `]+)@`)
+
+// Passwords returns s with the password of every URL in it masked:
+// "psql postgres://u:pw@db/app" becomes "psql
+// postgres://u:<redacted>@db/app"; a password already masked ("<password>")
+// stays as it is. Every text a Redactor rewrites gets it last, so a
+// password written in a server's arguments, an environment value or
+// anything the server says never reaches a report, however short.
+func Passwords(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return passwordRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := passwordRE.FindStringSubmatch(m)
+		if strings.HasPrefix(sub[2], "<") && strings.HasSuffix(sub[2], ">") {
+			return m
+		}
+		return sub[1] + ":" + MaskRedacted + "@"
+	})
+}
+
+// URLPasswords returns the passwords of the URLs written in s, for a
+// caller to register as secrets (a server may echo one without its URL).
+func URLPasswords(s string) []string {
+	var out []string
+	for _, m := range passwordRE.FindAllStringSubmatch(s, -1) {
+		if !HasPlaceholder(m[2]) {
+			out = append(out, m[2])
+		}
+	}
+	return out
+}
 
 // span is one stretch of text to mask: [start, end) becomes with.
 type span struct {
@@ -17,9 +55,9 @@ type span struct {
 // masks. The caller holds r.mu.
 func (r *Redactor) rewrite(s string) string {
 	if s == "" || (len(r.secrets) == 0 && len(r.stable) == 0) {
-		return s
+		return Passwords(s)
 	}
-	return mask(s, secretSpans(s, r.secrets), func(t string) string { return replaceStable(t, r.stable) })
+	return Passwords(mask(s, secretSpans(s, r.secrets), func(t string) string { return replaceStable(t, r.stable) }))
 }
 
 // mask writes s with each span replaced by its mask and the text between
