@@ -20,14 +20,18 @@
 //	}
 //
 // go test runs every pack as a subtest of TestPacks and every probe as a
-// subtest of its pack: go test -run Packs/core runs one pack, go test -run
-// Packs/core/secret-echo one probe. A finding at or above Config.FailOn
-// fails its probe's subtest:
+// subtest of its pack: go test -run Packs/core runs one pack (the drift
+// check, core/tool-drift, included), go test -run Packs/core/secret-echo
+// one probe. A finding at or above Config.FailOn fails its probe's subtest,
+// printed once at the probe's own source position:
 //
 //	--- FAIL: TestPacks/core/secret-echo (0.01s)
-//	    server.go:97: CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response to tools/call debug_info
+//	    secrets.go:17: CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response to tools/call debug_info [CWE-200]
 //	        evidence: response: the response to tools/call debug_info contains the value of SEALMARK_CANARY
 //
-// go test -sealmark.report=report.json (or SEALMARK_REPORT) writes the JSON
-// report when the tests end.
+// Server runs the same loop as sealmark run, so both give the same report
+// for the same settings; Config.ConfigFile makes one sealmark.yaml drive
+// both. go test -sealmark.report=report.json (or SEALMARK_REPORT) writes
+// the JSON reports of the package's Server calls, keyed by test name, when
+// the tests end.
 package sealmarktest

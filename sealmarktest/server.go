@@ -87,15 +87,15 @@ func (g goT) Error(pos, msg string) {
 }
 
 func (g goT) Skip(why string) {
-	g.t.Helper()
-	g.t.Skip(why)
+	g.write("", why)
+	g.t.SkipNow()
 }
 
 func (g goT) write(pos, msg string) {
 	if pos != "" {
 		msg = pos + ": " + msg
 	}
-	io.WriteString(g.t.Output(), strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", "\n    ")+"\n")
+	io.WriteString(g.t.Output(), strings.TrimRight(msg, "\n")+"\n")
 }
 
 // logWriter sends the engine's warnings to the test log.

@@ -14,11 +14,16 @@ import (
 
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/sealmarktest"
 )
 
 func TestMain(m *testing.M) {
 	fixture.Dispatch()
+	httpfixture.Dispatch()
+	if os.Getenv("VICTIM_NO_MAIN") != "" {
+		os.Exit(m.Run()) // a package that forgot Main (TestWithoutMainFailsNamingTheFix)
+	}
 	sealmarktest.Main(m)
 }
 

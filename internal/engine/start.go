@@ -178,7 +178,10 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 			dir = e.sb.Root
 		}
 	}
-	if first || pr.pack.Canaries && e.cfg.URL == "" {
+	if first || pr.extra || pr.pack.Canaries && e.cfg.URL == "" {
+		// The drift check's start gets the first start's canaries too, so
+		// that it compares like with like: a tool description built from
+		// the environment is no drift.
 		spec.Canaries = e.canaries
 		for _, c := range e.canaries {
 			pr.canaries = append(pr.canaries, packs.Secret{Name: c.Name, Value: c.Value})

@@ -1,0 +1,250 @@
+package sealmarktest_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/reportcmp"
+	"github.com/sealmark/sealmark/packs/core"
+	"github.com/sealmark/sealmark/sealmarktest"
+)
+
+// TestVictimDoors runs only as the child of TestBothDoorsOneReport: the
+// go test door on the sealmarktest.Config in $VICTIM_CONFIG.
+func TestVictimDoors(t *testing.T) {
+	raw, ok := os.LookupEnv("VICTIM_CONFIG")
+	if !ok {
+		t.Skip("runs only as the child of TestBothDoorsOneReport")
+	}
+	var cfg sealmarktest.Config
+	require.NoError(t, json.Unmarshal([]byte(raw), &cfg))
+	sealmarktest.Server(t, cfg)
+}
+
+// goTestDoor runs cfg through sealmarktest.Server in a child go test
+// process and returns its report, its output and whether it passed.
+func goTestDoor(t *testing.T, cfg sealmarktest.Config, run string) (rep []byte, out string, passed bool) {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	raw, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(self, "-test.run="+run, "-test.v", "-sealmark.report="+path)
+	cmd.Env = append(os.Environ(), "VICTIM_CONFIG="+string(raw))
+	b, err := cmd.CombinedOutput()
+	set, rerr := os.ReadFile(path)
+	require.NoError(t, rerr, "the go test door wrote no report:\n%s", b)
+	var reps map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(set, &reps))
+	require.Contains(t, reps, "TestVictimDoors", "the report is keyed by test name")
+	return reps["TestVictimDoors"], string(b), err == nil
+}
+
+// cliDoor runs the settings the CLI would resolve from flags through the
+// engine's own loop, as sealmark run does, and returns the JSON report and
+// the exit code.
+func cliDoor(t *testing.T, flags map[string]string) ([]byte, int) {
+	t.Helper()
+	res, err := config.Resolve(nil, nil, "", nil, flags)
+	require.NoError(t, err)
+	require.NoError(t, engine.CheckSettings(res))
+	cfg, err := engine.FromSettings(res.Settings)
+	require.NoError(t, err)
+	cfg.Version = sealmarktest.Version
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	rep := e.Run(context.Background(), engine.Hooks{})
+	var b strings.Builder
+	require.NoError(t, report.WriteJSON(&b, rep))
+	return []byte(b.String()), report.ExitCode(rep, *cfg.FailOn)
+}
+
+func sameReport(t *testing.T, cli, goTest []byte) {
+	t.Helper()
+	a, err := reportcmp.Timeless(cli)
+	require.NoError(t, err)
+	b, err := reportcmp.Timeless(goTest)
+	require.NoError(t, err)
+	assert.Equal(t, a, b, "sealmark run and go test disagree")
+}
+
+// TestBothDoorsOneReport runs the same server with the same settings
+// through sealmark run's path (flags → config.Resolve → engine.FromSettings
+// → engine.Run) and through sealmarktest.Server in a go test child: the
+// two JSON reports are identical apart from timing, for a server that
+// passes, one that cannot start, one with findings a baseline accepts (and
+// a stale baseline entry), and an HTTP server the harness starts.
+func TestBothDoorsOneReport(t *testing.T) {
+	self, err := os.Executable()
+	require.NoError(t, err)
+	stdio := func(flaws string) (sealmarktest.Config, map[string]string) {
+		dir := t.TempDir()
+		cfg := sealmarktest.Config{Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws}, SandboxDir: dir,
+			StartTimeout: 10 * time.Second, Packs: []string{"core"}}
+		cmd, _ := json.Marshal(append([]string{self}, cfg.Args...))
+		return cfg, map[string]string{"command": string(cmd), "sandbox-dir": dir, "timeout": "10s", "packs": "core"}
+	}
+
+	t.Run("passes", func(t *testing.T) {
+		cfg, flags := stdio("")
+		cli, code := cliDoor(t, flags)
+		goTest, out, passed := goTestDoor(t, cfg, "^TestVictimDoors$")
+		assert.Equal(t, report.ExitClean, code)
+		assert.True(t, passed, out)
+		sameReport(t, cli, goTest)
+	})
+
+	t.Run("cannot-start", func(t *testing.T) {
+		// An unknown flaw makes the fixture print its usage and exit.
+		cfg, flags := stdio("no-such-flaw")
+		cfg.Packs = nil // every pack
+		delete(flags, "packs")
+		cli, code := cliDoor(t, flags)
+		goTest, out, passed := goTestDoor(t, cfg, "^TestVictimDoors$")
+		assert.Equal(t, report.ExitHarness, code)
+		assert.False(t, passed)
+		sameReport(t, cli, goTest)
+		assert.Contains(t, out, "--- FAIL: TestVictimDoors/core ")
+		assert.Equal(t, 1, strings.Count(out, "the server did not start"), "one failure, not one per pack:\n%s", out)
+		for _, pk := range engine.All[1:] {
+			assert.Contains(t, out, "--- SKIP: TestVictimDoors/"+pk.Name+" ", "every later pack is skipped")
+		}
+		assert.Contains(t, out, "server did not start (see core)")
+		var rep report.Report
+		require.NoError(t, json.Unmarshal(goTest, &rep))
+		assert.Len(t, rep.Packs, 1, "only core tried to start")
+		assert.Len(t, rep.NotCovered, len(engine.All)-1, "every later pack is not covered, with why")
+	})
+
+	t.Run("baseline", func(t *testing.T) {
+		cfg, flags := stdio("echo-canary")
+		first, code := cliDoor(t, flags)
+		require.Equal(t, report.ExitFindings, code)
+		rep, err := report.ReadJSON(strings.NewReader(string(first)))
+		require.NoError(t, err)
+		b := report.BaselineFrom(rep, "the fixture echoes its environment on purpose")
+		b.Accepted = append(b.Accepted, report.BaselineEntry{Probe: "CORE-INITIALIZE", Fingerprint: "0000000000000000", Justification: "stale on purpose"})
+		path := filepath.Join(t.TempDir(), "baseline.json")
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, report.WriteBaseline(f, b))
+		require.NoError(t, f.Close())
+		cfg.Baseline, flags["baseline"] = path, path
+
+		cli, code := cliDoor(t, flags)
+		goTest, out, passed := goTestDoor(t, cfg, "^TestVictimDoors$")
+		assert.Equal(t, report.ExitFindings, code, "the stale entry fails the run")
+		assert.False(t, passed, "the stale entry fails the test")
+		sameReport(t, cli, goTest)
+		assert.Contains(t, out, "--- PASS: TestVictimDoors/core/secret-echo", "an accepted finding does not fail its probe")
+		assert.Contains(t, out, "accepted by the baseline: the fixture echoes its environment on purpose")
+		assert.Contains(t, out, "baseline entries that match no finding (remove them): CORE-INITIALIZE 0000000000000000")
+	})
+
+	t.Run("http", func(t *testing.T) {
+		dir := t.TempDir()
+		start := self + " " + httpfixture.Verb + " -addr 127.0.0.1:{port} -flaws=no-origin-check"
+		url := "http://127.0.0.1:{port}/mcp"
+		cfg := sealmarktest.Config{URL: url, Start: start, SandboxDir: dir, StartTimeout: 10 * time.Second, Packs: []string{"core"}}
+		cli, code := cliDoor(t, map[string]string{"url": url, "start": start, "sandbox-dir": dir, "timeout": "10s", "packs": "core"})
+		goTest, out, passed := goTestDoor(t, cfg, "^TestVictimDoors$")
+		assert.Equal(t, report.ExitFindings, code)
+		assert.False(t, passed)
+		sameReport(t, cli, goTest)
+		assert.Contains(t, out, "--- FAIL: TestVictimDoors/core/http-foreign-origin")
+	})
+}
+
+// TestFindingShownOnceAtTheProbe: a finding is printed once, at the
+// source position of the probe's own Run function, with the same text the
+// text report prints.
+func TestFindingShownOnceAtTheProbe(t *testing.T) {
+	out, err, _ := victim(t, "echo-canary", "^TestVictim$/^core$/^secret-echo$")
+	require.Error(t, err)
+	var pos string
+	for _, p := range core.Pack.Probes {
+		if p.ID == "CORE-SECRET-ECHO" {
+			pos = engine.Position(p.Run)
+		}
+	}
+	require.True(t, strings.HasPrefix(pos, "secrets.go:"), pos)
+	line := pos + ": CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response to tools/call debug_info [CWE-200]\n" +
+		"        evidence: response: the response to tools/call debug_info contains the value of SEALMARK_CANARY\n"
+	assert.Equal(t, 1, strings.Count(out, line), "shown once, at the probe:\n%s", out)
+	assert.Equal(t, 1, strings.Count(out, "SEALMARK_CANARY echoed"), out)
+	assert.NotContains(t, out, "server.go:", "no line points into sealmarktest")
+}
+
+// TestVictimPair runs only as the child of TestReportPerServerCall.
+func TestVictimPair(t *testing.T) {
+	if _, ok := os.LookupEnv("VICTIM_FLAWS"); !ok {
+		t.Skip("runs only as the child of TestReportPerServerCall")
+	}
+	for _, name := range []string{"first", "second"} {
+		t.Run(name, func(t *testing.T) { sealmarktest.Server(t, fixtureServer(t, "")) })
+	}
+}
+
+// TestReportPerServerCall: the report holds every Server call, keyed by
+// test name; a run in which no Server call ran writes no report and fails
+// nothing.
+func TestReportPerServerCall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	out, err, _ := victim(t, "", "^TestVictimPair$/./^core$/^initialize$", "-sealmark.report="+path)
+	require.NoError(t, err, out)
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var set map[string]report.Report
+	require.NoError(t, json.Unmarshal(raw, &set))
+	require.Len(t, set, 2, "%s", raw)
+	for _, name := range []string{"TestVictimPair/first", "TestVictimPair/second"} {
+		require.Contains(t, set, name)
+		assert.Equal(t, "CORE-INITIALIZE", set[name].Packs[0].Probes[0].ID)
+	}
+
+	none := filepath.Join(t.TempDir(), "none.json")
+	out, err, _ = victim(t, "", "^TestNoSuchTest$", "-sealmark.report="+none)
+	require.NoError(t, err, "no Server call ran: nothing fails\n%s", out)
+	assert.NoFileExists(t, none)
+}
+
+// TestWithoutMainFailsNamingTheFix: a package whose TestMain does not call
+// Main would run the server uncontained; Server fails at once, naming the
+// fix, and starts nothing.
+func TestWithoutMainFailsNamingTheFix(t *testing.T) {
+	t.Setenv("VICTIM_NO_MAIN", "1")
+	out, err, sandboxes := victim(t, "", "^TestVictim$")
+	require.Error(t, err)
+	assert.Contains(t, out, "--- FAIL: TestVictim ")
+	assert.Contains(t, out, "func TestMain(m *testing.M) { sealmarktest.Main(m) }")
+	assert.Contains(t, out, "no server was started")
+	assert.NotContains(t, out, "TestVictim/core", "nothing ran")
+	entries, err := os.ReadDir(sandboxes)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no sandbox was made")
+}
+
+// TestDriftUnderRunCore: the drift check is core's last step, so -run
+// Packs/core alone checks it, and a rug pull fails it.
+func TestDriftUnderRunCore(t *testing.T) {
+	out, err, _ := victim(t, "rug-pull", "^TestVictim$/^core$/^(initialize|tool-drift)$")
+	require.Error(t, err)
+	assert.Contains(t, out, "--- FAIL: TestVictim/core/tool-drift")
+	assert.Contains(t, out, `CORE-DRIFT high: the tool list changed since the first start: the description of "read_note" changed`)
+	assert.Contains(t, out, "--- PASS: TestVictim/core/initialize")
+}
