@@ -96,6 +96,11 @@ type Config struct {
 	Log io.Writer
 	// Version is the tool version written into the report.
 	Version string
+	// DBAdminDSN is db.admin_dsn: the PostgreSQL admin connection string
+	// the db pack makes its throwaway database and roles through (a
+	// loopback host); "" means SEALMARK_DB_ADMIN_DSN, and without either
+	// the db pack is not applicable.
+	DBAdminDSN string
 	// Catalog is the packs the run may choose from; default All.
 	Catalog []packs.Pack
 	// Rows are the user's own table-driven probes (packs/table), run as a
@@ -209,6 +214,7 @@ func (c *Config) catalog() []packs.Pack {
 	if c.Catalog != nil {
 		cat = c.Catalog
 	}
+	cat = c.dbCatalog(cat)
 	if len(c.fsHints) == 0 {
 		return cat
 	}
@@ -261,7 +267,7 @@ func FromSettings(s config.Settings) (Config, error) {
 		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
 		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
 		LayersOff: s.LayersOff, Services: s.Services, Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
-		URL: s.URL, Start: s.Start, Hints: s.Hints,
+		URL: s.URL, Start: s.Start, Hints: s.Hints, DBAdminDSN: s.DBAdminDSN,
 	}
 	for _, kv := range s.Env {
 		cfg.Env = append(cfg.Env, environ.KV{Name: kv.Name, Value: kv.Value})

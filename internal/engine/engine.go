@@ -38,6 +38,7 @@ import (
 	"github.com/sealmark/sealmark/observers/process"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
+	"github.com/sealmark/sealmark/packs/db"
 	execpack "github.com/sealmark/sealmark/packs/exec"
 	"github.com/sealmark/sealmark/packs/fs"
 	"github.com/sealmark/sealmark/packs/git"
@@ -45,7 +46,7 @@ import (
 )
 
 // All is every pack Sealmark ships, in run order.
-var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack, sqlite.Pack}
+var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack, sqlite.Pack, db.Pack}
 
 // Engine is one run.
 type Engine struct {

@@ -140,6 +140,9 @@ func writePacks(b *strings.Builder, rep *Report) {
 	detail := strings.Repeat(" ", 2+vw+2+2) // two past the start of the name column
 	for _, pk := range rep.Packs {
 		b.WriteString("\n" + clean(pk.Name))
+		if pk.Start != "" {
+			b.WriteString("/" + clean(pk.Start)) // a pack started once per role: db/reader, db/writer
+		}
 		if pk.User {
 			b.WriteString(" (your own probes)")
 		}

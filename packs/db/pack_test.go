@@ -1,0 +1,199 @@
+package db_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/fixture/pgserver"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/smbin"
+	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/db"
+)
+
+func TestMain(m *testing.M) {
+	contain.Dispatch()
+	pgserver.Dispatch()
+	smbin.Dispatch()
+	if os.Getenv(harnessEnv) != "" {
+		os.Exit(harness())
+	}
+	os.Exit(m.Run())
+}
+
+func TestPackDefinition(t *testing.T) {
+	for _, err := range db.Pack.Check() {
+		t.Error(err)
+	}
+}
+
+// admin is the PostgreSQL the tests use: SEALMARK_DB_ADMIN_DSN, or the
+// README's default; the test skips with the reason when it is unreachable.
+func admin(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("SEALMARK_DB_ADMIN_DSN")
+	if dsn == "" {
+		dsn = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Skipf("no PostgreSQL reachable for the db pack (set SEALMARK_DB_ADMIN_DSN): %v", err)
+	}
+	conn.Close(ctx)
+	return dsn
+}
+
+// leftovers lists the sealmark_ databases and roles whose comment names
+// this process: what a run in this test binary left.
+func leftovers(t *testing.T, dsn string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	mine := fmt.Sprintf("%% pid=%d %%", os.Getpid())
+	rows, err := conn.Query(ctx, `
+		SELECT datname FROM pg_database WHERE datname LIKE 'sealmark\_%' AND shobj_description(oid, 'pg_database') LIKE $1
+		UNION ALL
+		SELECT rolname FROM pg_roles WHERE rolname LIKE 'sealmark\_%' AND shobj_description(oid, 'pg_authid') LIKE $1`, mine)
+	require.NoError(t, err)
+	var out []string
+	for rows.Next() {
+		var n string
+		require.NoError(t, rows.Scan(&n))
+		out = append(out, n)
+	}
+	return out
+}
+
+// service is the admin DSN's address as a declared service: the contained
+// server reaches PostgreSQL through it and nothing else.
+func service(t *testing.T, dsn string) string {
+	t.Helper()
+	cfg, err := db.ParseAdmin(dsn)
+	require.NoError(t, err)
+	return fmt.Sprintf("tcp:%s", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
+}
+
+// run runs the db pack, passive and active, against a server.
+func run(t *testing.T, dsn string, env []string, command string, args ...string) *report.Report {
+	t.Helper()
+	cfg := engine.Config{
+		Command: command, Args: args,
+		Catalog: []packs.Pack{db.New(dsn)}, Packs: []string{"db"}, Active: true,
+		Services:   []string{service(t, dsn)},
+		SandboxDir: t.TempDir(), StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
+		StdinGrace: time.Second, TermGrace: time.Second,
+	}
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		cfg.Env = append(cfg.Env, environ.KV{Name: name, Value: value})
+	}
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep := e.Run(ctx, engine.Hooks{})
+	require.Empty(t, rep.HarnessError)
+	return rep
+}
+
+// expect checks a report against the probes that must fail (keyed
+// "start/PROBE-ID"), each with findings containing the given texts; every
+// other probe must pass or be not applicable. A missing finding fails as
+// loudly as an unexpected one.
+func expect(t *testing.T, rep *report.Report, want map[string][]string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, pk := range rep.Packs {
+		for _, p := range pk.Probes {
+			key := pk.Start + "/" + p.ID
+			seen[key] = true
+			texts, expected := want[key]
+			if expected && p.Verdict != packs.Failed {
+				t.Errorf("%s: verdict %s (%s), want fail with %q", key, p.Verdict, p.Reason, texts)
+				continue
+			}
+			for _, text := range texts {
+				if !slices.ContainsFunc(p.Findings, func(f packs.Finding) bool {
+					return strings.Contains(f.Message, strings.ReplaceAll(text, "{token}", p.Token))
+				}) {
+					t.Errorf("%s: findings %v, want one containing %q", key, p.Findings, text)
+				}
+			}
+			switch {
+			case !expected && p.Verdict == packs.Failed:
+				t.Errorf("%s: unexpected fail: %v", key, p.Findings)
+			case !expected && p.Verdict != packs.Passed && p.Verdict != packs.NotApplicable:
+				t.Errorf("%s: verdict %s (%s), want pass", key, p.Verdict, p.Reason)
+			}
+		}
+	}
+	for _, key := range []string{"reader/DB-ROLE-REACH", "writer/DB-READONLY-ESCAPE", "reader/DB-STATEMENT-TIMEOUT", "writer/DB-DSN-ECHO"} {
+		if !seen[key] {
+			t.Errorf("%s: probe did not run", key)
+		}
+	}
+}
+
+// escaped are the escapes a server that sends the text over the simple
+// protocol inside BEGIN READ ONLY lets through.
+var escaped = []string{
+	`query(sql="COMMIT; INSERT INTO items (name) VALUES ('sealmark-{token}-0')") wrote to the database through a read-only tool`,
+	`query(sql="ROLLBACK; INSERT INTO items (name) VALUES ('sealmark-{token}-1')") wrote`,
+	`query(sql="END; INSERT INTO items (name) VALUES ('sealmark-{token}-2')") wrote`,
+	`query(sql="SELECT $q$;$q$; COMMIT; INSERT INTO items (name) VALUES ('sealmark-{token}-9')") wrote`,
+	`query(sql="/* ; */ COMMIT /* ; */; INSERT INTO items (name) VALUES ('sealmark-{token}-10')") wrote`,
+}
+
+// TestTwins proves every db probe both ways against the fixture server,
+// started once per role: the correct server fails none, each twin fails
+// exactly the probes its flaw earns; no database or role is left.
+func TestTwins(t *testing.T) {
+	dsn := admin(t)
+	self, err := os.Executable()
+	require.NoError(t, err)
+	twins := []struct {
+		flaws string
+		want  map[string][]string
+	}{
+		{"", nil},
+		{"simple-protocol", map[string][]string{"writer/DB-READONLY-ESCAPE": escaped}},
+		{"superuser", map[string][]string{
+			"reader/DB-ROLE-REACH": {`query(sql="SELECT current_user AS sealmark_user") ran as another role than the one {dsn} names`, `query(sql="SELECT md5(pg_read_file('PG_VERSION')) AS sealmark_sum") read a file of the database server`},
+			"writer/DB-ROLE-REACH": {`query(sql="SELECT current_user AS sealmark_user") ran as another role`},
+		}},
+		{"no-timeout", map[string][]string{"reader/DB-STATEMENT-TIMEOUT": {`query(sql="SELECT pg_sleep(60)") got no answer within 5s: the server sets no statement timeout`}}},
+		{"echo-dsn", map[string][]string{
+			"reader/DB-DSN-ECHO": {"the reader role's password appeared in stdout"},
+			"writer/DB-DSN-ECHO": {"the writer role's password appeared in stdout"},
+		}},
+	}
+	for _, tw := range twins {
+		name := tw.flaws
+		if name == "" {
+			name = "correct"
+		}
+		t.Run(name, func(t *testing.T) {
+			rep := run(t, dsn, []string{"SEALMARK_PGFIXTURE_ADMIN=" + dsn}, self, pgserver.Verb, "-flaws="+tw.flaws, "{dsn}")
+			expect(t, rep, tw.want)
+			require.Empty(t, leftovers(t, dsn), "the run left its database or roles")
+		})
+	}
+}
