@@ -302,7 +302,7 @@ func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 			f.Evidence[i].Detail = e.Redact(f.Evidence[i].Detail)
 		}
 		f.Accepted = e.cfg.Baseline.Accepts(res.ID, f.Fingerprint)
-		text := report.FindingText(res.ID, f)
+		text := report.FindingText(res.ID, f, "    ")
 		if f.Severity >= e.FailOn() && f.Accepted == "" {
 			t.Error(pos, text)
 		} else {

@@ -348,18 +348,7 @@ func writeDiffFinding(b *strings.Builder, prefix string, f DiffFinding) {
 	if id == "" {
 		id = f.Pack + "/" + f.ProbeName
 	}
-	head := clean(id) + " " + f.Severity.String()
-	if f.Confidence != packs.ConfidenceHigh {
-		head += " (" + f.Confidence.String() + " confidence)"
-	}
-	msg := indent(f.Message, "  ")
-	if f.CWE != "" {
-		msg += " [" + clean(f.CWE) + "]"
-	}
-	b.WriteString(prefix + head + ": " + msg + "\n")
-	for _, e := range f.Evidence {
-		line(b, "  evidence: "+clean(e.Observer)+": ", e.Detail)
-	}
+	b.WriteString(prefix + FindingText(id, f.Finding, "  ") + "\n")
 	b.WriteString("  fingerprint: " + clean(f.Fingerprint) + "\n")
 }
 

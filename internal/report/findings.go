@@ -56,21 +56,22 @@ func firstLine(s string) string {
 
 // FindingText is the one way every output shows a finding: "ID severity
 // (medium confidence): message [CWE-22]" (the confidence only when not
-// high), then one "evidence: observer: detail" line per piece of evidence
-// and an "accepted by the baseline: why" line when accepted, each indented
-// by four spaces. go test prints it at the probe's source position; the
-// text, JUnit and diff writers print the same lines.
-func FindingText(id string, f packs.Finding) string {
+// high, the CWE only when named), then one "evidence: observer: detail"
+// line per piece of evidence and an "accepted by the baseline: why" line
+// when accepted, each starting with pad. go test prints it at the probe's
+// source position (pad "    "); the text, JUnit and diff writers print the
+// same lines. Text from the server is cleaned (see indent).
+func FindingText(id string, f packs.Finding, pad string) string {
 	var b strings.Builder
-	b.WriteString(findingHead(id, f) + ": " + indent(f.Message, "    "))
+	b.WriteString(findingHead(id, f) + ": " + indent(f.Message, pad))
 	if f.CWE != "" {
 		b.WriteString(" [" + clean(f.CWE) + "]")
 	}
 	for _, e := range f.Evidence {
-		b.WriteString("\n    evidence: " + clean(e.Observer) + ": " + indent(e.Detail, "      "))
+		b.WriteString("\n" + pad + "evidence: " + clean(e.Observer) + ": " + indent(e.Detail, pad+"  "))
 	}
 	if f.Accepted != "" {
-		b.WriteString("\n    accepted by the baseline: " + indent(f.Accepted, "      "))
+		b.WriteString("\n" + pad + "accepted by the baseline: " + indent(f.Accepted, pad+"  "))
 	}
 	return b.String()
 }

@@ -119,18 +119,7 @@ func junitCaseFor(pk Pack, pr Probe) junitCase {
 		fs := failureFindings(pr)
 		var text []string
 		for _, f := range fs {
-			head := id + " " + f.Severity.String()
-			if f.Confidence != packs.ConfidenceHigh {
-				head += " (" + f.Confidence.String() + " confidence)"
-			}
-			body := findingText(f, "  ")
-			if f.CWE != "" {
-				body += "\n  cwe: " + clean(f.CWE)
-			}
-			if f.Accepted != "" {
-				body += "\n  accepted by the baseline: " + indent(f.Accepted, "    ")
-			}
-			text = append(text, head+": "+body)
+			text = append(text, FindingText(pr.ID, f, "  "))
 		}
 		if pr.Reason != "" && len(pr.Findings) > 0 {
 			text = append(text, "reason: "+indent(pr.Reason, "  "))

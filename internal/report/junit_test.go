@@ -166,7 +166,7 @@ func TestWriteJUnitVerdicts(t *testing.T) {
 		t.Errorf("passing case %+v, want no outcome, time 1.500, the note as system-out, classname p", c)
 	}
 	if f := cs[1].Failure; f == nil || f.Message != "B high: first …" || f.Type != "high" ||
-		f.Text != "B high: first\n  more\n  evidence: files: opened x\n  cwe: CWE-22\nB low (low confidence): second" {
+		f.Text != "B high: first\n  more [CWE-22]\n  evidence: files: opened x\nB low (low confidence): second" {
 		t.Errorf("failing case %+v", f)
 	}
 	if f := cs[2].Failure; f == nil || f.Message != "C medium: probe bare-fail failed without reporting a finding" || f.Type != "medium" {

@@ -157,7 +157,7 @@ func writePacks(b *strings.Builder, rep *Report) {
 			switch {
 			case len(findings) > 0:
 				b.WriteString(" ")
-				writeFinding(b, findings[0], detail)
+				writeFinding(b, "", findings[0], detail) // the id is on the probe's line
 				findings = findings[1:]
 			case pr.Reason != "":
 				b.WriteString(": " + indent(pr.Reason, detail) + "\n")
@@ -167,7 +167,7 @@ func writePacks(b *strings.Builder, rep *Report) {
 			}
 			for _, f := range findings {
 				b.WriteString(detail)
-				writeFinding(b, f, detail)
+				writeFinding(b, pr.ID, f, detail)
 			}
 			if pr.Reason != "" && !reasonShown {
 				line(b, detail+"reason: ", pr.Reason)
@@ -182,23 +182,10 @@ func writePacks(b *strings.Builder, rep *Report) {
 	}
 }
 
-// writeFinding writes "severity: message" and the finding's evidence lines.
-func writeFinding(b *strings.Builder, f packs.Finding, detail string) {
-	head := f.Severity.String()
-	if f.Confidence != packs.ConfidenceHigh {
-		head += " (" + f.Confidence.String() + " confidence)"
-	}
-	msg := indent(f.Message, detail)
-	if f.CWE != "" {
-		msg += " [" + clean(f.CWE) + "]"
-	}
-	b.WriteString(head + ": " + msg + "\n")
-	for _, e := range f.Evidence {
-		line(b, detail+"evidence: "+clean(e.Observer)+": ", e.Detail)
-	}
-	if f.Accepted != "" {
-		line(b, detail+"accepted by the baseline: ", f.Accepted)
-	}
+// writeFinding writes the finding as every output shows it (FindingText),
+// its lines after the first starting with detail.
+func writeFinding(b *strings.Builder, id string, f packs.Finding, detail string) {
+	b.WriteString(FindingText(id, f, detail) + "\n")
 }
 
 func writeFooter(b *strings.Builder, rep *Report) {
