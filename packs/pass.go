@@ -38,6 +38,16 @@ type Pass struct {
 	// sandbox, sandbox_home, cwd, port, listener, upstream (those the run
 	// has). The probe's own token is Token.
 	Vars map[string]string
+	// Listener6 is the loopback listener's URL on [::1] ("http://[::1]:PORT",
+	// a port of its own), "" when IPv6 loopback is unavailable or the run
+	// has no observers.
+	Listener6 string
+	// Install is the server's own install directory: the package directory
+	// holding its entry script (the nearest package.json, pyproject.toml,
+	// Cargo.toml or go.mod above it), else the directory of the script or
+	// program; "" when it cannot be told (an HTTP server the run did not
+	// start). Reports show it as {install}.
+	Install string
 	// Canaries are the secrets planted in this start's environment (empty
 	// on starts that get none).
 	Canaries []Secret

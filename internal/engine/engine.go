@@ -39,6 +39,7 @@ import (
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
 	"github.com/sealmark/sealmark/packs/db"
+	"github.com/sealmark/sealmark/packs/effects"
 	execpack "github.com/sealmark/sealmark/packs/exec"
 	"github.com/sealmark/sealmark/packs/fs"
 	"github.com/sealmark/sealmark/packs/git"
@@ -46,7 +47,7 @@ import (
 )
 
 // All is every pack Sealmark ships, in run order.
-var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack, sqlite.Pack, db.Pack}
+var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack, effects.Pack, sqlite.Pack, db.Pack}
 
 // Engine is one run.
 type Engine struct {
@@ -54,6 +55,7 @@ type Engine struct {
 	redactor *redact.Redactor
 	sb       *sandbox.Sandbox
 	workdir  string // the server's cwd when there is no sandbox
+	install  string // the server's own install directory, {install}; "" when unknown
 	vars     map[string]string
 	canaries []environ.KV
 	undo     func()
@@ -282,6 +284,9 @@ func (e *Engine) Open() error {
 	top := ""
 	if e.sb != nil {
 		top = e.sb.Top
+	}
+	if e.install = installDir(e.cfg, e.vars); e.install != "" {
+		e.redactor.Stable(e.install, "{install}")
 	}
 	for _, w := range environ.PathWarnings(e.cfg.Args, e.cfg.Env, top) {
 		e.warn(w)

@@ -44,6 +44,9 @@ func (e *Engine) openObservers() error {
 	w.all = append(w.all, lb)
 	e.vars["listener"] = lb.URL()
 	e.redactor.Stable(lb.URL(), "{listener}")
+	if u6 := lb.URL6(); u6 != "" {
+		e.redactor.Stable(u6, "{listener6}")
+	}
 
 	up, err := upstream.Start(upstream.Options{Redirect: lb.URL() + "/redirected"})
 	if err != nil {

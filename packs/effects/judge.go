@@ -1,0 +1,392 @@
+package effects
+
+import (
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/packs"
+)
+
+var writesOutside = packs.Probe{
+	ID:       "EFFECTS-WRITES-OUTSIDE-SANDBOX",
+	Name:     "writes-outside-sandbox",
+	Severity: packs.High,
+	CWE:      "CWE-732",
+	Doc:      "a tool call must not open a file for writing outside the sandbox, refused or not: its own install directory (state shared by every user of the install) and the user's home are high, the system temp directory medium, anywhere else critical",
+	Run: func(p *packs.Pass) {
+		r := swept(p)
+		if r == nil {
+			return
+		}
+		if !r.egress {
+			p.NotApplicable("the egress observer (the seccomp layer) did not watch this start, so opens outside the sandbox are not seen")
+			return
+		}
+		top := ""
+		if p.Sandbox != nil {
+			top = p.Sandbox.Top
+		}
+		for _, c := range r.calls {
+			seen := map[string]bool{}
+			for _, rec := range of(c.recs, observers.KindProcess) {
+				where := rec.Data["path"]
+				if rec.Data["op"] != "open-write" || where == "" || within(where, top) || device(where) || seen[where] {
+					continue
+				}
+				seen[where] = true
+				loc, sev := locate(p, where)
+				f := p.Reportf("%s opened %s for writing (%s), outside the sandbox", c.shown, stablePath(p, where), loc)
+				f.Severity = sev
+				f.Evidencef("egress", "%s", rec.Summary)
+			}
+		}
+	},
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// device reports whether a path is a device or a process file, which an
+// open for writing does not change on disk (/dev/null, /dev/tty, /proc/...);
+// /dev/shm is a shared temp directory and counts.
+func device(p string) bool {
+	if within(p, "/dev/shm") {
+		return false
+	}
+	return within(p, "/dev") || within(p, "/proc") || within(p, "/sys")
+}
+
+// tempDirs are the system's shared temp directories.
+func tempDirs() []string {
+	return []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}
+}
+
+// locate says where a path outside the sandbox is, and how bad a write
+// there is.
+func locate(p *packs.Pass, where string) (string, packs.Severity) {
+	if within(where, p.Install) {
+		return "the server's own install directory, shared by every user of the install", packs.High
+	}
+	if home, err := os.UserHomeDir(); err == nil && within(where, home) {
+		return "the user's home directory", packs.High
+	}
+	for _, t := range tempDirs() {
+		if within(where, t) {
+			return "the system temp directory, shared by every user", packs.Medium
+		}
+	}
+	return "a system location", packs.Critical
+}
+
+// stablePath shows a path outside the sandbox with {install}, ~ or {tmp}
+// for the places that differ between machines.
+func stablePath(p *packs.Pass, where string) string {
+	if within(where, p.Install) {
+		rel, _ := filepath.Rel(p.Install, where)
+		return path.Join("{install}", filepath.ToSlash(rel))
+	}
+	if home, err := os.UserHomeDir(); err == nil && within(where, home) {
+		rel, _ := filepath.Rel(home, where)
+		return path.Join("~", filepath.ToSlash(rel))
+	}
+	for _, t := range tempDirs() {
+		if within(where, t) {
+			rel, _ := filepath.Rel(t, where)
+			return path.Join("{tmp}", filepath.ToSlash(rel))
+		}
+	}
+	return where
+}
+
+var sharedOutput = packs.Probe{
+	ID:       "EFFECTS-SHARED-OUTPUT",
+	Name:     "shared-output",
+	Severity: packs.Medium,
+	CWE:      "CWE-276",
+	Doc:      "a file a tool call writes must not be world-writable (high), nor readable by group or others in the temp directory, which stands for the shared system one, when it holds what the call was given (medium)",
+	Run: func(p *packs.Pass) {
+		r := swept(p)
+		if r == nil {
+			return
+		}
+		for _, c := range r.calls {
+			for _, rec := range of(c.recs, observers.KindFile) {
+				mode, err := strconv.ParseUint(rec.Data["mode"], 8, 32)
+				if err != nil || rec.Data["type"] != "file" {
+					continue
+				}
+				switch rec.Data["op"] {
+				case "created", "modified", "mode-changed":
+				default:
+					continue
+				}
+				rel := rec.Data["path"]
+				switch {
+				case mode&0o002 != 0:
+					f := p.Reportf("%s left %s world-writable (%s)", c.shown, rel, rec.Data["mode"])
+					f.Severity = packs.High
+					f.Evidencef("files", "%s", rec.Summary)
+				case mode&0o044 != 0 && strings.HasPrefix(rel, "tmp/") && holds(p, rel, r.token):
+					p.Reportf("%s wrote what it was given into %s, readable by %s (%s), in the temp directory", c.shown, rel, readers(mode), rec.Data["mode"]).
+						Evidencef("files", "%s", rec.Summary)
+				}
+			}
+		}
+	},
+}
+
+// holds reports whether a sandbox file holds token, what the call was
+// given (read bounded, without following a link out).
+func holds(p *packs.Pass, rel, token string) bool {
+	if p.Sandbox == nil {
+		return false
+	}
+	root, err := os.OpenRoot(p.Sandbox.Top)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 64<<10)
+	n, _ := f.Read(b)
+	return strings.Contains(string(b[:n]), token)
+}
+
+func readers(mode uint64) string {
+	switch {
+	case mode&0o004 != 0:
+		return "everyone"
+	default:
+		return "its group"
+	}
+}
+
+var spawns = packs.Probe{
+	ID:       "EFFECTS-SPAWNS",
+	Name:     "spawns",
+	Severity: packs.High,
+	CWE:      "CWE-78",
+	Doc:      "a tool whose job is not to run programs (by its name, description and arguments) must not run one it does not name",
+	Run: func(p *packs.Pass) {
+		r := swept(p)
+		if r == nil {
+			return
+		}
+		for _, c := range r.calls {
+			t, _ := p.Surface.Tool(c.tool)
+			if runsPrograms(t) {
+				continue
+			}
+			for _, rec := range programs(of(c.recs, observers.KindProcess), r.egress) {
+				prog := program(rec)
+				if names(t, prog) || names(t, strings.TrimPrefix(prog, "sm-")) {
+					continue
+				}
+				p.Reportf("%s ran %s", c.shown, commandLine(rec)).Evidencef(rec.Observer, "%s", rec.Summary)
+			}
+		}
+	},
+}
+
+// programs keeps one record per program run. Where the egress observer
+// watched, its exec records are exact (every execve, synchronously) and
+// are the only ones read: the process observer's samples may catch a fork
+// before its exec, still showing the server's own command line. Elsewhere
+// one record per process: the exec log's line when there is one, else the
+// first seen.
+func programs(recs []observers.Record, egress bool) []observers.Record {
+	var out []observers.Record
+	at := map[string]int{}
+	for _, r := range recs {
+		if egress {
+			if r.Observer == "egress" && r.Data["op"] == "exec" && r.Data["start"] != "true" {
+				out = append(out, r)
+			}
+			continue
+		}
+		switch r.Data["op"] {
+		case "spawned", "execve", "exec":
+		default:
+			continue
+		}
+		pid := r.Data["pid"]
+		i, ok := at[pid]
+		switch {
+		case !ok || pid == "":
+			at[pid] = len(out)
+			out = append(out, r)
+		case r.Observer == "process" && r.Data["op"] == "exec":
+			out[i] = r
+		}
+	}
+	return out
+}
+
+func argv(r observers.Record) []string {
+	var a []string
+	_ = json.Unmarshal([]byte(r.Data["argv"]), &a)
+	return a
+}
+
+// program is the base name of what a process record ran.
+func program(r observers.Record) string {
+	if v := r.Data["prog"]; v != "" {
+		return v
+	}
+	if a := argv(r); len(a) > 0 {
+		return path.Base(filepath.ToSlash(a[0]))
+	}
+	for _, k := range []string{"path", "exe", "comm"} {
+		if v := r.Data[k]; v != "" {
+			return path.Base(filepath.ToSlash(v))
+		}
+	}
+	return ""
+}
+
+// commandLine is a process record's command line without its pid.
+func commandLine(r observers.Record) string {
+	if a := argv(r); len(a) > 0 {
+		s := strings.Join(a, " ")
+		if len(s) > 200 {
+			s = s[:200] + "…"
+		}
+		return s
+	}
+	return program(r)
+}
+
+var listeners = packs.Probe{
+	ID:       "EFFECTS-LISTENERS",
+	Name:     "listeners",
+	Severity: packs.Medium,
+	CWE:      "CWE-1327",
+	Doc:      "a tool call must not leave a listening socket open (high on all interfaces)",
+	Run: func(p *packs.Pass) {
+		r := swept(p)
+		if r == nil {
+			return
+		}
+		for _, c := range r.calls {
+			for _, rec := range of(c.recs, observers.KindSocket) {
+				if rec.Data["op"] != "listen" {
+					continue
+				}
+				f := p.Reportf("%s opened a listening socket: %s on %s (%s)", c.shown, rec.Data["proto"], rec.Data["addr"], strings.ReplaceAll(rec.Data["scope"], "-", " "))
+				if rec.Data["scope"] == "all-interfaces" {
+					f.Severity = packs.High
+				}
+				f.Evidencef("sockets", "%s", rec.Summary)
+			}
+		}
+	},
+}
+
+// retryAttempts is how many attempts at one destination in the quiet
+// window after the last call make a server one that keeps retrying.
+const retryAttempts = 3
+
+var network = packs.Probe{
+	ID:       "EFFECTS-NETWORK",
+	Name:     "network",
+	Severity: packs.Info,
+	CWE:      "CWE-200",
+	Doc:      "every network attempt a tool call makes beyond the harness's own endpoints is listed (info), so a user sees which tools need the network; a server that keeps trying after its calls answered is named (low)",
+	Run: func(p *packs.Pass) {
+		r := swept(p)
+		if r == nil {
+			return
+		}
+		if !r.egress {
+			p.NotApplicable("the egress observer (the seccomp layer) did not watch this start, so network attempts are not seen")
+			return
+		}
+		for _, c := range r.calls {
+			dests := destinations(c.recs)
+			if len(dests) == 0 {
+				continue
+			}
+			p.Reportf("%s tried the network: %s", c.shown, strings.Join(dests, ", ")).Evidencef("egress", "%d attempts refused during the call", attempts(c.recs))
+		}
+		counts := map[string]int{}
+		var order []string
+		for _, rec := range r.after {
+			if d, ok := destination(rec); ok {
+				if counts[d] == 0 {
+					order = append(order, d)
+				}
+				counts[d]++
+			}
+		}
+		for _, d := range order {
+			if counts[d] >= retryAttempts {
+				f := p.Reportf("the server keeps trying %s after its calls answered: %d attempts in %s with no call running", d, counts[d], quiet)
+				f.Severity = packs.Low
+				f.Evidencef("egress", "%d refused attempts at %s in the quiet window after the sweep", counts[d], d)
+			}
+		}
+	},
+}
+
+// destination describes a refused network attempt: "DNS 127.0.0.53:53"
+// or "connect 203.0.113.9:443"; false for anything else.
+func destination(r observers.Record) (string, bool) {
+	if r.Kind != observers.KindSocket || r.Observer != "egress" || r.Data["verdict"] != "deny" {
+		return "", false
+	}
+	addr := r.Data["addr"]
+	if r.Data["port"] != "" {
+		addr = joinHostPort(addr, r.Data["port"])
+	}
+	if r.Data["port"] == "53" {
+		return "DNS " + addr, true
+	}
+	return r.Data["op"] + " " + addr, true
+}
+
+func joinHostPort(host, port string) string {
+	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+		return "[" + host + "]:" + port
+	}
+	if strings.HasSuffix(host, ":"+port) {
+		return host
+	}
+	return host + ":" + port
+}
+
+// destinations lists a call's refused attempts, once each, in order.
+func destinations(recs []observers.Record) []string {
+	var out []string
+	for _, r := range recs {
+		if d, ok := destination(r); ok && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func attempts(recs []observers.Record) int {
+	n := 0
+	for _, r := range recs {
+		if _, ok := destination(r); ok {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,89 @@
+package effects_test
+
+import "testing"
+
+// The texts a finding's message must contain, with its severity. The
+// fixture's tools: fetch_url returns the body, check_link only the status,
+// ping_host only "up"; read_note does what the effect flaws make it do;
+// echo_note runs sm-echo, as its description says.
+const (
+	fetchAt = `critical: fetch_url(url="`
+	checkAt = `high: check_link(link="`
+	pingAt  = `high: ping_host(host="`
+)
+
+// hostForms are the forms that name the listener's host: a twin that lets
+// one through reaches the listener through all three tools.
+func hostForm(url, host, port string) []string {
+	return []string{fetchAt + url, checkAt + url, pingAt + host + `", port="` + port + `")`}
+}
+
+var (
+	loopbackFound  = hostForm("http://127.0.0.1:{listener_port}/sealmark-ssrf/", "127.0.0.1", "{listener_port}")
+	ipv6Found      = hostForm("http://[::1]:{listener6_port}/sealmark-ssrf/", "::1", "{listener6_port}")
+	localhostFound = hostForm("http://localhost:{listener_port}/sealmark-ssrf/", "localhost", "{listener_port}")
+	decimalFound   = hostForm("http://2130706433:{listener_port}/sealmark-ssrf/", "2130706433", "{listener_port}")
+	hexFound       = hostForm("http://0x7f000001:{listener_port}/sealmark-ssrf/", "0x7f000001", "{listener_port}")
+	mappedFound    = hostForm("http://[::ffff:127.0.0.1]:{listener_port}/sealmark-ssrf/", "::ffff:127.0.0.1", "{listener_port}")
+	redirectFound  = []string{fetchAt + `{upstream}/redirect?sealmark={token}") reached the loopback listener: GET /redirected`,
+		checkAt + `{upstream}/redirect?sealmark={token}") reached the loopback listener: GET /redirected`}
+)
+
+// TestSSRFTwins proves every SSRF probe both ways: the clean server's
+// filter refuses every form, and each twin whose filter misses one form is
+// found through exactly that form (the redirect's target is a dotted
+// 127.0.0.1, so missing dotted literals misses it too).
+func TestSSRFTwins(t *testing.T) {
+	t.Parallel()
+	runTwins(t, []twin{
+		{"", nil},
+		{"no-filter", map[string][]string{
+			"EFFECTS-SSRF-LOOPBACK": loopbackFound, "EFFECTS-SSRF-IPV6-LOOPBACK": ipv6Found,
+			"EFFECTS-SSRF-LOCALHOST": localhostFound, "EFFECTS-SSRF-DECIMAL-IPV4": decimalFound,
+			"EFFECTS-SSRF-HEX-IPV4": hexFound, "EFFECTS-SSRF-IPV4-MAPPED": mappedFound,
+			"EFFECTS-SSRF-REDIRECT": redirectFound,
+		}},
+		{"filter-misses-dotted", map[string][]string{"EFFECTS-SSRF-LOOPBACK": loopbackFound, "EFFECTS-SSRF-REDIRECT": redirectFound}},
+		{"filter-misses-ipv6", map[string][]string{"EFFECTS-SSRF-IPV6-LOOPBACK": ipv6Found}},
+		{"filter-misses-localhost", map[string][]string{"EFFECTS-SSRF-LOCALHOST": localhostFound}},
+		{"filter-misses-decimal", map[string][]string{"EFFECTS-SSRF-DECIMAL-IPV4": decimalFound}},
+		{"filter-misses-hex", map[string][]string{"EFFECTS-SSRF-HEX-IPV4": hexFound}},
+		{"filter-misses-mapped", map[string][]string{"EFFECTS-SSRF-IPV4-MAPPED": mappedFound}},
+		{"filter-misses-redirect", map[string][]string{"EFFECTS-SSRF-REDIRECT": redirectFound}},
+		{"file-scheme", map[string][]string{"EFFECTS-SSRF-FILE-URI": {
+			`critical: fetch_url(url="file://{sandbox_top}/canary/secret.txt") returned the content of canary/secret.txt`}}},
+		{"gopher-scheme", map[string][]string{"EFFECTS-SSRF-GOPHER": {
+			`high: fetch_url(url="gopher://127.0.0.1:{listener_port}/_sealmark-ssrf/{token}/fetch_url") reached the loopback listener: `,
+			`high: check_link(link="gopher://127.0.0.1:{listener_port}/_sealmark-ssrf/{token}/check_link") reached the loopback listener: `}}},
+		{"redirect-leaks-credentials", map[string][]string{
+			"EFFECTS-SSRF-REDIRECT": redirectFound,
+			"EFFECTS-REDIRECT-CREDENTIALS": {
+				`critical: fetch_url(url="{upstream}/redirect?sealmark={token}") followed the redirect from {upstream} to {listener} and sent header Authorization to the new origin`,
+				`critical: check_link(link="{upstream}/redirect?sealmark={token}") followed the redirect from {upstream} to {listener} and sent header Authorization to the new origin`,
+			},
+		}},
+	})
+}
+
+// TestEffectTwins proves the sweep's probes both ways: each effect flaw of
+// read_note is found as that call's doing, and private output (mode 0600)
+// and echo_note's described sm-echo are not findings.
+func TestEffectTwins(t *testing.T) {
+	t.Parallel()
+	const readNote = `read_note(name="sealmark-{token}")`
+	runTwins(t, []twin{
+		{"private-output", nil},
+		{"write-install", map[string][]string{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
+			`high: ` + readNote + ` opened {install}/sealmark-fixture-state.json for writing (the server's own install directory, shared by every user of the install), outside the sandbox`}}},
+		{"write-tmp", map[string][]string{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
+			`medium: ` + readNote + ` opened {tmp}/sealmark-fixture-sealmark-{token}.txt for writing (the system temp directory, shared by every user), outside the sandbox`}}},
+		{"world-readable-output", map[string][]string{"EFFECTS-SHARED-OUTPUT": {
+			`medium: ` + readNote + ` wrote what it was given into tmp/sealmark-export-sealmark-{token}.txt, readable by everyone (0644), in the temp directory`}}},
+		{"spawn-on-read", map[string][]string{"EFFECTS-SPAWNS": {`high: ` + readNote + ` ran sm-echo sealmark-{token}`}}},
+		{"listen-per-call", map[string][]string{"EFFECTS-LISTENERS": {`medium: ` + readNote + ` opened a listening socket: tcp on 127.0.0.1 (loopback)`}}},
+		{"network-call", map[string][]string{"EFFECTS-NETWORK": {`info: ` + readNote + ` tried the network: connect 127.0.0.1:9, DNS 127.0.0.53:53`}}},
+		{"retry-forever", map[string][]string{"EFFECTS-NETWORK": {
+			`info: ` + readNote + ` tried the network: connect 127.0.0.1:9`,
+			`low: the server keeps trying connect 127.0.0.1:9 after its calls answered`}}},
+	})
+}
