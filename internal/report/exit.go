@@ -12,7 +12,8 @@ const (
 )
 
 // ExitCode is the exit code rep calls for: ExitHarness when HarnessError is
-// set (a nil rep counts as one); ExitFindings when a failing probe has a
+// set (a nil rep counts as one) or when nothing was tested (no probe passed
+// or failed: every selected pack was not applicable); ExitFindings when a failing probe has a
 // finding of severity failOn or higher, or has no finding at all and its own
 // severity is failOn or higher; ExitClean otherwise. Findings of probes that
 // did not fail (an info note on a passing probe) never count.
@@ -23,8 +24,10 @@ func ExitCode(rep *Report, failOn packs.Severity) int {
 	if len(rep.StaleBaseline) > 0 {
 		return ExitFindings
 	}
+	tested := false
 	for _, pk := range rep.Packs {
 		for _, pr := range pk.Probes {
+			tested = tested || pr.Verdict == packs.Passed || pr.Verdict == packs.Failed
 			if pr.Verdict != packs.Failed {
 				continue
 			}
@@ -37,6 +40,9 @@ func ExitCode(rep *Report, failOn packs.Severity) int {
 				}
 			}
 		}
+	}
+	if !tested {
+		return ExitHarness // nothing was tested: no pass
 	}
 	return ExitClean
 }

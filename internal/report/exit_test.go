@@ -25,7 +25,9 @@ func TestExitCode(t *testing.T) {
 		{"nil report", nil, packs.High, ExitHarness},
 		{"harness error wins", &Report{HarnessError: "server did not start", Packs: report(probe(packs.Failed, packs.Critical, packs.Critical)).Packs}, packs.High, ExitHarness},
 		{"harness error alone", &Report{HarnessError: "no sandbox"}, packs.High, ExitHarness},
-		{"empty", &Report{}, packs.Info, ExitClean},
+		{"empty: nothing was tested", &Report{}, packs.Info, ExitHarness},
+		{"every pack not applicable", &Report{Packs: []Pack{{Name: "fs"}}, NotCovered: []NotCovered{{Pack: "fs", Reason: "not applicable: no tool takes a path"}}}, packs.Info, ExitHarness},
+		{"only not-applicable probes", report(probe(packs.NotApplicable, packs.High)), packs.Info, ExitHarness},
 		{"all pass", report(probe(packs.Passed, packs.Critical)), packs.Info, ExitClean},
 		{"critical at high", report(probe(packs.Failed, packs.Critical, packs.Critical)), packs.High, ExitFindings},
 		{"high at high", report(probe(packs.Failed, packs.High, packs.High)), packs.High, ExitFindings},
@@ -34,10 +36,12 @@ func TestExitCode(t *testing.T) {
 		{"finding severity, not probe severity", report(probe(packs.Failed, packs.Critical, packs.Low)), packs.High, ExitClean},
 		{"one of several findings", report(probe(packs.Failed, packs.Low, packs.Low, packs.Critical)), packs.Critical, ExitFindings},
 		{"info finding on a passing probe", report(probe(packs.Passed, packs.Info, packs.Critical)), packs.Info, ExitClean},
-		{"finding on an inconclusive probe", report(probe(packs.Inconclusive, packs.High, packs.High)), packs.Low, ExitClean},
+		{"finding on an inconclusive probe", report(probe(packs.Inconclusive, packs.High, packs.High), probe(packs.Passed, packs.High)), packs.Low, ExitClean},
+		{"only inconclusive: nothing was tested", report(probe(packs.Inconclusive, packs.High, packs.High)), packs.Low, ExitHarness},
 		{"fail without findings uses the probe severity", report(probe(packs.Failed, packs.High)), packs.High, ExitFindings},
 		{"fail without findings below the bar", report(probe(packs.Failed, packs.Low)), packs.High, ExitClean},
-		{"error verdict", report(probe(packs.Errored, packs.Critical)), packs.Info, ExitClean},
+		{"error verdict", report(probe(packs.Errored, packs.Critical), probe(packs.Passed, packs.High)), packs.Info, ExitClean},
+		{"error verdict alone: nothing was tested", report(probe(packs.Errored, packs.Critical)), packs.Info, ExitHarness},
 	}
 	for _, tt := range tests {
 		if got := ExitCode(tt.rep, tt.failOn); got != tt.want {

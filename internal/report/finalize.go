@@ -3,6 +3,7 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 
 	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/packs"
@@ -92,5 +93,11 @@ func summarize(rep *Report) Summary {
 			}
 		}
 	}
+	for _, nc := range rep.NotCovered {
+		if nc.Probe == "" && strings.HasPrefix(nc.Reason, "not applicable") {
+			s.PacksNotApplicable++
+		}
+	}
+	s.NothingTested = s.Verdicts[packs.Passed] == 0 && s.Verdicts[packs.Failed] == 0
 	return s
 }

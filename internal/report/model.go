@@ -225,4 +225,11 @@ type Summary struct {
 	// Findings counts the findings of failing probes by severity name
 	// ("critical", ...); all five severities are present.
 	Findings map[string]int `json:"findings"`
+	// PacksNotApplicable counts the packs that did not apply to the
+	// server as a whole (each is under NotCovered with its reason).
+	PacksNotApplicable int `json:"packsNotApplicable"`
+	// NothingTested is true when no probe passed or failed: every selected
+	// pack or probe was not applicable or inconclusive. Such a run is no
+	// pass; ExitCode makes it ExitHarness.
+	NothingTested bool `json:"nothingTested,omitempty"`
 }

@@ -218,6 +218,9 @@ func writeFooter(b *strings.Builder, rep *Report) {
 		line(b, "error: ", rep.HarnessError)
 	}
 	b.WriteString("summary: " + summaryLine(rep) + "\n")
+	if s := rep.Summary; s.Verdicts != nil && s.NothingTested && rep.HarnessError == "" {
+		b.WriteString("nothing was tested: no probe passed or failed (every selected pack or probe was not applicable or inconclusive; see Not covered)\n")
+	}
 }
 
 // summaryLine reads rep.Summary, or counts afresh when Finalize did not run.
@@ -251,6 +254,9 @@ func summaryLine(rep *Report) string {
 	}
 	if other > 0 {
 		parts = append(parts, fmt.Sprintf("%d other", other))
+	}
+	if s.PacksNotApplicable > 0 {
+		parts = append(parts, fmt.Sprintf("%d pack%s not applicable", s.PacksNotApplicable, map[bool]string{true: "s"}[s.PacksNotApplicable > 1]))
 	}
 	return strings.Join(parts, ", ")
 }
