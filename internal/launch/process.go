@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sealmark/sealmark/observers/serverlog"
+	"github.com/sealmark/sealmark/internal/serverlog"
 )
 
 // Process is a running stdio server in its own process group.

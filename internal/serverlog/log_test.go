@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sealmark/sealmark/observers/serverlog"
+	"github.com/sealmark/sealmark/internal/serverlog"
 )
 
 func TestLogHoldsEverythingBelowCapacity(t *testing.T) {

@@ -3,7 +3,7 @@ package serverlog_test
 import (
 	"fmt"
 
-	"github.com/sealmark/sealmark/observers/serverlog"
+	"github.com/sealmark/sealmark/internal/serverlog"
 )
 
 func ExampleLog() {
