@@ -101,20 +101,23 @@ func names(ts []Tool) string {
 	return strings.Join(n, ", ")
 }
 
-// noteExecuted records, as the probe's notes, the command lines the server
-// executed since the last call (from the egress observer's exec records),
-// at most maxNotes per probe.
+// noteExecuted records, as the probe's notes, the distinct command lines
+// the server executed since the last look (from the egress observer's
+// exec records), at most maxNotes per probe.
 func (r *run) noteExecuted(noted *int) {
 	const maxNotes = 24
-	for _, rec := range r.observed()[*noted:] {
+	recs := r.observed()
+	for _, rec := range recs[min(*noted, len(recs)):] {
 		*noted++
 		if rec.Observer != "egress" || rec.Data["start"] == "true" {
 			continue
 		}
-		if *noted > maxNotes {
+		line := shellLine(argvOf(rec))
+		if r.noted[line] || len(r.noted) >= maxNotes {
 			continue
 		}
-		r.p.Notef("executed: %s", shellLine(argvOf(rec)))
+		r.noted[line] = true
+		r.p.Notef("executed: %s", line)
 	}
 }
 

@@ -14,20 +14,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture/execserver"
 	"github.com/sealmark/sealmark/internal/report"
-	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/exec"
+	"github.com/sealmark/sealmark/sealmarktest"
 )
 
 func TestMain(m *testing.M) {
-	contain.Dispatch()
-	execserver.Dispatch()
-	smbin.Dispatch()
-	os.Exit(m.Run())
+	execserver.Dispatch() // the fixture command server
+	sealmarktest.Main(m)  // the shim, the sm-* programs, cleanup on signals
 }
 
 func TestPackDefinition(t *testing.T) {

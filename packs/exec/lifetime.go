@@ -134,7 +134,9 @@ func outputFlood(hints []Hint) packs.Probe {
 				return
 			}
 			for _, t := range r.running() {
-				pl := payload{line: fmt.Sprintf("sm-spew %d", floodBytes)}
+				// A long timeout: a server that returns what came before
+				// its timeout shows what it would return.
+				pl := payload{line: fmt.Sprintf("sm-spew %d", floodBytes), timeout: p.CallTimeout * 4 / 5}
 				from := nextFrame(p)
 				res, took := r.call(t, pl, describe(t, pl))
 				if r.dead {

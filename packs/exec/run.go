@@ -25,6 +25,7 @@ type run struct {
 	calls      int
 	hit        map[string]bool // forms already reported
 	decided    bool            // the probe was found not applicable
+	noted      map[string]bool // command lines already in the notes
 }
 
 // start makes a run, or marks the probe not applicable and returns nil.
@@ -37,7 +38,7 @@ func start(p *packs.Pass, hints []Hint) *run {
 		p.NotApplicable("no tool takes a command")
 		return nil
 	}
-	return &run{p: p, hints: hints, hit: map[string]bool{}}
+	return &run{p: p, hints: hints, hit: map[string]bool{}, noted: map[string]bool{}}
 }
 
 // payload is what one call sends: a command line, and for a tool with an

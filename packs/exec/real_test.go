@@ -1,0 +1,78 @@
+package exec_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/realserver"
+	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// TestDesktopCommander pins the exec pack's verdicts on the real
+// @wonderwhy-er/desktop-commander 0.2.52 (start_process runs a line in
+// /bin/sh). Checked by hand once, outside the harness, with a Python
+// driver speaking JSON-RPC to dist/index.js in a throwaway HOME with
+// SEALMARK_FAKE_API_KEY=sk-hand-check-... in its environment:
+//
+//   - start_process("printenv SEALMARK_FAKE_API_KEY") answered "Initial
+//     output: sk-hand-check-...": children inherit the server's whole
+//     environment (env-inheritance, critical);
+//   - start_process("head -c 104857600 /dev/zero | tr '\0' x", 5000 ms)
+//     answered with one 1,343,696-byte line: whatever came before
+//     timeout_ms, unbounded (output-flood, medium);
+//   - start_process("sleep 600 &") and ("sleep 700", 1000 ms) returned at
+//     once and after 1 s ("Process is running"): no hang, the timeout only
+//     stops the wait (timeout and background-hang pass);
+//   - with stdin closed it was still running 20 s later, and once killed
+//     both sleeps lived on re-parented to init: its children outlive it.
+//     outlives-server cannot tell this (the server does not exit when its
+//     stdin closes), so it is inconclusive; the harness's stop finds them
+//     and the timeline has them as orphans.
+//
+// The injection, bypass and working-directory probes are not applicable:
+// sm-canary asked for by name runs (a shell by design, nothing to get
+// around).
+func TestDesktopCommander(t *testing.T) {
+	t.Parallel()
+	script := realserver.DesktopCommander.CwdArg(t)
+	dir := t.TempDir()
+	rep, err := run(dir, "node", script)
+	require.NoError(t, err)
+	require.Empty(t, rep.HarnessError)
+	require.Len(t, rep.Packs, 1)
+	verdicts := map[string]packs.Verdict{}
+	for _, p := range rep.Packs[0].Probes {
+		verdicts[p.ID] = p.Verdict
+		switch p.ID {
+		case "EXEC-INJECT-SEPARATOR", "EXEC-INJECT-SUBSTITUTION", "EXEC-INJECT-EXPANSION", "EXEC-INJECT-OPTION", "EXEC-ALLOWLIST-BYPASS", "EXEC-WORKDIR-ESCAPE":
+			assert.Equal(t, packs.NotApplicable, p.Verdict, "%s: %s", p.ID, p.Reason)
+			assert.Contains(t, p.Reason, "start_process runs any program it is given", p.ID)
+		case "EXEC-ENV-INHERITANCE":
+			require.Equal(t, packs.Failed, p.Verdict, p.Reason)
+			assert.Contains(t, p.Findings[0].Message, `start_process(command="printenv SEALMARK_FAKE_API_KEY") revealed SEALMARK_FAKE_API_KEY from the server's environment through its child printenv`)
+		case "EXEC-OUTPUT-FLOOD":
+			require.Equal(t, packs.Failed, p.Verdict, p.Reason)
+			assert.Contains(t, p.Findings[0].Message, `start_process(command="sm-spew 104857600") returned more than 1 MiB of its child's output in one message`)
+		case "EXEC-TIMEOUT", "EXEC-BACKGROUND-HANG":
+			assert.Equal(t, packs.Passed, p.Verdict, "%s: %s %v", p.ID, p.Reason, p.Findings)
+		case "EXEC-OUTLIVES-SERVER":
+			assert.Equal(t, packs.Inconclusive, p.Verdict, "%s: %v", p.Reason, p.Findings)
+			assert.Contains(t, p.Reason, "still running 5s after its stdin closed")
+		default:
+			t.Errorf("%s: a probe this test does not pin (%s)", p.ID, p.Verdict)
+		}
+	}
+	assert.Len(t, verdicts, len(rep.Packs[0].Probes))
+	var orphans []string
+	for _, r := range rep.Timeline {
+		if r.Kind == observers.KindProcess && r.Data["op"] == "orphan" && strings.Contains(r.Data["argv"], "sm-sleep") {
+			orphans = append(orphans, r.Data["argv"])
+		}
+	}
+	assert.NotEmpty(t, orphans, "the sm-sleep children the probes started outlive the server: the stop's sweep must record them")
+	leftovers(t, dir)
+}

@@ -1,0 +1,76 @@
+package exec_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/fixture/execserver"
+	"github.com/sealmark/sealmark/sealmarktest"
+)
+
+// TestExecVictim runs the exec pack through sealmarktest against the
+// background-hang twin, whose calls hang with sm-sleep alive; it runs only
+// as the child of TestSignalMidPackCleansUp.
+func TestExecVictim(t *testing.T) {
+	dir, ok := os.LookupEnv("EXEC_VICTIM_SANDBOX_DIR")
+	if !ok {
+		t.Skip("runs only as the child of TestSignalMidPackCleansUp")
+	}
+	self, err := os.Executable()
+	require.NoError(t, err)
+	sealmarktest.Server(t, sealmarktest.Config{
+		Command: self, Args: []string{execserver.Verb, "-flaws=background-hang", "{sandbox}"},
+		Packs: []string{"exec"}, Active: true, SandboxDir: dir,
+	})
+}
+
+// TestSignalMidPackCleansUp interrupts a go test run of the exec pack
+// while sm-sleep runs in the background of a hanging call, and checks that
+// no process of the run is left (the server, bash, sm-sleep) and the
+// sandbox is gone.
+func TestSignalMidPackCleansUp(t *testing.T) {
+	t.Parallel()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	sandboxes := t.TempDir()
+	cmd := exec.Command(self, "-test.run=^TestExecVictim$")
+	cmd.Env = append(os.Environ(), "EXEC_VICTIM_SANDBOX_DIR="+sandboxes)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	sleeping := func() bool {
+		for _, pid := range ours(t) {
+			b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+			if strings.Contains(string(b), "sm-sleep") {
+				return true
+			}
+		}
+		return false
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for !sleeping() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.True(t, sleeping(), "no sm-sleep ran within 90 s:\n%s", out.String())
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the test binary did not exit after SIGINT:\n%s", out.String())
+	}
+	assert.Equal(t, 128+int(syscall.SIGINT), cmd.ProcessState.ExitCode(), out.String())
+	leftovers(t, sandboxes)
+}
