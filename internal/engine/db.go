@@ -1,7 +1,13 @@
 package engine
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"slices"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/redact"
 
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/db"
@@ -27,4 +33,38 @@ func (c *Config) dbCatalog(cat []packs.Pack) []packs.Pack {
 		cat[i] = db.New(c.DBAdminDSN)
 	}
 	return cat
+}
+
+// openDB makes the run's database when the server's configuration names
+// {dsn}, so every start has one: {dsn} is the reader role's connection
+// string, except on the db pack's own starts (one per role). Without an
+// admin DSN, or with its database unreachable, {dsn} stays undefined and
+// the warning says why; the start that needs it then fails naming it.
+func (e *Engine) openDB() error {
+	if !e.cfg.mentions(dsnPlaceholder) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := db.Open(ctx, e.cfg.DBAdminDSN)
+	switch {
+	case errors.Is(err, packs.ErrNotApplicable):
+		e.warn("{dsn} is defined only on the db pack's own starts: " + err.Error())
+		return nil
+	case err != nil:
+		return fmt.Errorf("making the database for {dsn}: %v", err)
+	}
+	e.db = d
+	for _, s := range d.Secrets() {
+		e.redactor.Secret(s, redact.MaskRedacted)
+	}
+	e.vars["dsn"], e.vars["db_name"], e.vars["db_role"] = d.Reader.DSN, d.Name, "reader"
+	return nil
+}
+
+// closeDB drops the run's database, if it made one.
+func (e *Engine) closeDB() {
+	if e.db != nil {
+		e.db.Close()
+	}
 }

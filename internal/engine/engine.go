@@ -51,6 +51,7 @@ var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack, effects.Pack
 
 // Engine is one run.
 type Engine struct {
+	db       *db.Database // the run's database for {dsn}, or nil
 	cfg      Config
 	redactor *redact.Redactor
 	sb       *sandbox.Sandbox
@@ -281,6 +282,9 @@ func (e *Engine) Open() error {
 	if e.watch == nil {
 		e.rep.Sandbox.Isolation = "procs=pgid; nothing observed: no sandbox"
 	}
+	if err := e.openDB(); err != nil {
+		return e.harnessError(err)
+	}
 	top := ""
 	if e.sb != nil {
 		top = e.sb.Top
@@ -337,6 +341,7 @@ func (e *Engine) Close() *report.Report {
 	e.releaseLifelines()
 	e.removeCgroups("the started HTTP server")
 	e.closeObservers()
+	e.closeDB()
 	if err := e.removeSandbox(); err != nil {
 		e.rep.Sandbox.CleanupError = err.Error()
 		fmt.Fprintf(e.cfg.Log, "sealmark: could not delete %v\n", err)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,6 +30,8 @@ type Database struct {
 	Canary   string // the one row of the canary table
 	admin    *pgx.ConnConfig
 	hostPort string
+	once     sync.Once
+	undo     func()
 }
 
 // Role is one login role of a Database.

@@ -29,7 +29,7 @@ func New(adminDSN string) packs.Pack {
 			}
 			return false, fmt.Sprintf("no tool takes SQL: none of the %d tools has a string argument named sql, query or statement", len(s.Tools))
 		},
-		Starts: func(s *packs.Setup) ([]packs.Start, error) { return starts(s.Ctx, adminDSN) },
+		Starts: func(s *packs.Setup) ([]packs.Start, error) { return starts(s.Ctx, adminDSN, s.Vars) },
 		Probes: []packs.Probe{readOnlyEscape, roleReach, statementTimeout, dsnEcho},
 	}
 }
@@ -46,10 +46,12 @@ func NotPointed(pk packs.Pack) packs.Pack {
 // live holds the run's databases by name, for the probes' oracle.
 var live sync.Map // name → *Database
 
-// starts makes the run's database and asks for one start per role: the
-// reader, then the writer (on whom the read-only escapes are tried, since
-// only a role that may write shows what the server's own guard stops).
-func starts(ctx context.Context, adminDSN string) ([]packs.Start, error) {
+// Open makes a run's database through adminDSN ("" means
+// SEALMARK_DB_ADMIN_DSN), after sweeping what killed runs left, and
+// registers it to be dropped on Ctrl-C; Close drops it. An error wrapping
+// packs.ErrNotApplicable means there is no admin DSN or its database
+// cannot be reached.
+func Open(ctx context.Context, adminDSN string) (*Database, error) {
 	if adminDSN == "" {
 		adminDSN = os.Getenv("SEALMARK_DB_ADMIN_DSN")
 	}
@@ -71,22 +73,46 @@ func starts(ctx context.Context, adminDSN string) ([]packs.Start, error) {
 		return nil, err
 	}
 	live.Store(d.Name, d)
-	var once sync.Once
-	var undo func()
-	drop := func() {
-		once.Do(func() {
-			_ = d.Drop(context.Background())
-			live.Delete(d.Name)
-			if undo != nil {
-				undo()
-			}
-		})
+	d.undo = cleanup.Add(d.Close) // Ctrl-C, SIGTERM, SIGHUP
+	return d, nil
+}
+
+// Close drops the database and its roles, once, and forgets it.
+func (d *Database) Close() {
+	d.once.Do(func() {
+		_ = d.Drop(context.Background())
+		live.Delete(d.Name)
+		if d.undo != nil {
+			d.undo()
+		}
+	})
+}
+
+// Secrets are the values every output must mask: both passwords and both
+// connection strings.
+func (d *Database) Secrets() []string {
+	return []string{d.Reader.Password, d.Writer.Password, d.Reader.DSN, d.Writer.DSN}
+}
+
+// starts asks for one start per role: the reader, then the writer (on
+// whom the read-only escapes are tried, since only a role that may write
+// shows what the server's own guard stops). The run's database is reused
+// when the engine made it for {dsn} (vars name it); otherwise the pack
+// makes its own and drops it after the writer's start.
+func starts(ctx context.Context, adminDSN string, vars map[string]string) ([]packs.Start, error) {
+	var closeDB func()
+	v, ok := live.Load(vars["db_name"])
+	d, _ := v.(*Database)
+	if !ok {
+		var err error
+		if d, err = Open(ctx, adminDSN); err != nil {
+			return nil, err
+		}
+		closeDB = d.Close
 	}
-	undo = cleanup.Add(drop) // Ctrl-C, SIGTERM, SIGHUP
-	secrets := []string{d.Reader.Password, d.Writer.Password, d.Reader.DSN, d.Writer.DSN}
 	return []packs.Start{
-		{Name: "reader", Vars: map[string]string{"dsn": d.Reader.DSN, "db_role": "reader", "db_name": d.Name}, Secrets: secrets},
-		{Name: "writer", Vars: map[string]string{"dsn": d.Writer.DSN, "db_role": "writer", "db_name": d.Name}, Secrets: secrets, Close: drop},
+		{Name: "reader", Vars: map[string]string{"dsn": d.Reader.DSN, "db_role": "reader", "db_name": d.Name}, Secrets: d.Secrets()},
+		{Name: "writer", Vars: map[string]string{"dsn": d.Writer.DSN, "db_role": "writer", "db_name": d.Name}, Secrets: d.Secrets(), Close: closeDB},
 	}, nil
 }
 

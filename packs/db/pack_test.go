@@ -96,7 +96,7 @@ func run(t *testing.T, dsn string, env []string, command string, args ...string)
 	t.Helper()
 	cfg := engine.Config{
 		Command: command, Args: args,
-		Catalog: []packs.Pack{db.New(dsn)}, Packs: []string{"db"}, Active: true,
+		DBAdminDSN: dsn, Packs: []string{"db"}, Active: true,
 		Services:   []string{service(t, dsn)},
 		SandboxDir: t.TempDir(), StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
 		StdinGrace: time.Second, TermGrace: time.Second,
@@ -111,6 +111,7 @@ func run(t *testing.T, dsn string, env []string, command string, args ...string)
 	defer cancel()
 	rep := e.Run(ctx, engine.Hooks{})
 	require.Empty(t, rep.HarnessError)
+	require.Empty(t, rep.Warnings, "the engine made the run's database for {dsn}")
 	return rep
 }
 
