@@ -38,6 +38,9 @@ func TestPackDefinition(t *testing.T) {
 	}
 }
 
+// runBound bounds one run of a twin.
+const runBound = 4 * time.Minute
+
 // runCore runs the core pack against the fixture server with the given flaws.
 func runCore(t *testing.T, flaws string) *report.Report {
 	t.Helper()
@@ -63,7 +66,9 @@ func coreReport(dir, flaws string, bare bool) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// A bound for a hung run, not a speed test: on a loaded machine an
+	// observed run (two starts, every probe, the observers) takes minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), runBound)
 	defer cancel()
 	return e.Run(ctx, engine.Hooks{}), nil
 }
@@ -142,7 +147,7 @@ func TestTwins(t *testing.T) {
 		{"canary-in-description", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_FAKE_API_KEY echoed in the response to tools/list"}, false},
 		{"canary-in-log", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_FAKE_API_KEY echoed in the server log"}, false},
 		{"stdout-banner", map[string]string{"CORE-STDOUT-JSONRPC": "stdout line 1 is a line that is not JSON"}, false},
-		{"ignore-stdin-close", map[string]string{"CORE-EXIT-ON-STDIN-CLOSE": "still running"}, false},
+		{"ignore-stdin-close", map[string]string{"CORE-EXIT-ON-STDIN-CLOSE": "still running 1s after its stdin closed; the last tool calls it answered: tools/call "}, false},
 		{"wrong-unknown-method-code", map[string]string{"CORE-UNKNOWN-METHOD": "answered with error -32603"}, false},
 		{"no-unknown-method-answer", map[string]string{"CORE-UNKNOWN-METHOD": "no answer to an unknown method"}, false},
 		{"die-on-garbage", map[string]string{"CORE-MALFORMED-INPUT": "the server exited after malformed input"}, false},
@@ -169,6 +174,9 @@ func TestTwins(t *testing.T) {
 		{"bogus-cursor-ignored", map[string]string{"CORE-BOGUS-CURSOR": "was answered with a page"}, false},
 		{"unknown-tool-iserror", map[string]string{"CORE-UNKNOWN-TOOL": "answered with an isError result"}, false},
 		{"bad-arguments-code", map[string]string{"CORE-BAD-ARGUMENTS": "tools/call read_note with no arguments was answered with error -32603"}, false},
+		// bad-arguments tries every tool, not only the first.
+		{"second-tool-bad-arguments", map[string]string{"CORE-BAD-ARGUMENTS": "tools/call find_note with query of the wrong type (string expected) was answered with error -32603"}, false},
+		{"asks-client", map[string]string{"CORE-CLIENT-CAPABILITIES": "the server sent sampling/createMessage (once) although the client declared no sampling capability"}, false},
 		{"crash-on-large-argument", map[string]string{"CORE-LARGE-ARGUMENT": "the server exited on tools/call read_note with a 1 MiB name"}, false},
 		// Slow to take a megabyte is not stopped: it answers late and passes.
 		{"slow-large-argument", nil, false},

@@ -64,6 +64,8 @@ var everythingVerdicts = map[string]packs.Verdict{
 	"CORE-HTTP-NOTIFICATION-202":      packs.NotApplicable,
 	"CORE-HTTP-PROTOCOL-VERSION":      packs.NotApplicable,
 	"CORE-HTTP-LOOPBACK-ONLY":         packs.NotApplicable,
+	"CORE-HTTP-CORS":                  packs.NotApplicable,
+	"CORE-CLIENT-CAPABILITIES":        packs.Passed,
 	"CORE-EXIT-ON-STDIN-CLOSE":        packs.Passed,
 	"CORE-NO-ORPHANS":                 packs.Passed,
 	"CORE-WRITES-OUTSIDE-ROOT":        packs.Passed,
@@ -162,6 +164,10 @@ var everythingHTTPVerdicts = func() map[string]packs.Verdict {
 		"CORE-HTTP-NOTIFICATION-202": packs.Passed,
 		"CORE-HTTP-PROTOCOL-VERSION": packs.Passed,
 		"CORE-HTTP-LOOPBACK-ONLY":    packs.Failed,
+		// app.use(cors({origin: "*"})) in dist/transports/streamableHttp.js
+		// ("use * with caution in production"), read by hand; with no
+		// Origin check either, any web page can drive it.
+		"CORE-HTTP-CORS": packs.Failed,
 	} {
 		m[id] = v
 	}

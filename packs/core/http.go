@@ -15,7 +15,7 @@ import (
 // plain net/http since the MCP client hides status codes.
 
 // httpProbes apply to HTTP servers only; each is not applicable over stdio.
-var httpProbes = []packs.Probe{httpOrigin, httpHost, httpUnknownSession, httpDeletedSession, httpSessionID, httpNotification, httpVersion, httpLoopbackOnly}
+var httpProbes = []packs.Probe{httpOrigin, httpHost, httpUnknownSession, httpDeletedSession, httpSessionID, httpNotification, httpVersion, httpLoopbackOnly, httpCORS}
 
 // maxHTTPBody bounds what a raw probe reads of a response.
 const maxHTTPBody = 64 << 10

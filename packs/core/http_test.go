@@ -42,7 +42,9 @@ func runHTTPFixture(t *testing.T, flaws, path string, catalog []packs.Pack) *rep
 	}
 	e, err := engine.New(cfg)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// A bound for a hung run, not a speed test: on a loaded machine an
+	// observed run (two starts, every probe, the observers) takes minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), runBound)
 	defer cancel()
 	rep := e.Run(ctx, engine.Hooks{})
 	require.Empty(t, rep.HarnessError)
@@ -65,6 +67,8 @@ func TestHTTPTwins(t *testing.T) {
 		{"notification-200", map[string]string{"CORE-HTTP-NOTIFICATION-202": "answered 200, want 202"}},
 		{"no-version-check", map[string]string{"CORE-HTTP-PROTOCOL-VERSION": "answered 200, want 400"}},
 		{"listen-all", map[string]string{"CORE-HTTP-LOOPBACK-ONLY": "listens on all interfaces"}},
+		{"cors-any", map[string]string{"CORE-HTTP-CORS": "the MCP endpoint allows any origin (Access-Control-Allow-Origin: *)"}},
+		{"cors-credentialed", map[string]string{"CORE-HTTP-CORS": "reflects a foreign Origin with credentials allowed"}},
 	}
 	for _, tw := range twins {
 		name := tw.flaws

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sealmark/sealmark/packs"
@@ -29,8 +30,8 @@ var exitOnStdinClose = packs.Probe{
 			return
 		}
 		if !p.Server.WaitExit(ExitGrace) {
-			p.Reportf("the server was still running %s after its stdin closed", ExitGrace).
-				Evidencef("process", "alive %s after stdin EOF; the harness had to signal it", ExitGrace)
+			f := p.Reportf("the server was still running %s after its stdin closed%s", ExitGrace, after(p))
+			f.Evidencef("process", "alive %s after stdin EOF; the harness had to signal it", ExitGrace)
 			return
 		}
 		p.Notef("exited: %s", p.Server.ExitStatus())
@@ -76,4 +77,21 @@ var stdoutOnly = packs.Probe{
 		}
 		p.Notef("%d stdout lines checked", len(frames))
 	},
+}
+
+// after names the calls before this point, for a finding about what the
+// server does from then on: "; the last tool calls it answered: ...".
+func after(p *packs.Pass) string {
+	calls, last := lastCalls(p, 3)
+	switch {
+	case len(calls) == 0 && last == "":
+		return ""
+	case len(calls) == 0:
+		return "; it had answered no tool call, the last request was " + last
+	}
+	s := "; the last tool calls it answered: " + strings.Join(calls, ", ")
+	if last != "" && last != calls[len(calls)-1] {
+		s += " (then " + last + ")"
+	}
+	return s
 }

@@ -122,46 +122,87 @@ func wrongValue(typ string) any {
 
 var simpleTypes = []string{"string", "number", "integer", "boolean", "array", "object"}
 
+// badArgumentTools and badArgumentBudget bound bad-arguments: at most so
+// many tools, and no new tool once the budget (in call timeouts) is spent.
+const (
+	badArgumentTools  = 32
+	badArgumentBudget = 6
+)
+
 var badArguments = packs.Probe{
 	ID:       "CORE-BAD-ARGUMENTS",
 	Name:     "bad-arguments",
 	Severity: packs.Medium,
 	CWE:      "CWE-20",
-	Doc:      "tools/call with missing or wrong-typed arguments must be refused with an isError result or -32602, without a crash, a hang or -32603 (spec 2025-11-25 server/tools#error-handling)",
+	Doc:      "tools/call with missing or wrong-typed arguments must be refused with an isError result or -32602, without a crash, a hang or -32603 (spec 2025-11-25 server/tools#error-handling); every tool that may be called, answered the sweep and has a required argument of a JSON type is tried, up to 32 tools",
 	Run: func(p *packs.Pass) {
 		if !ready(p) {
 			return
 		}
-		t, pr, ok := pickTool(p, func(pr property) bool { return pr.required && slices.Contains(simpleTypes, pr.typ) })
-		if !ok {
+		r := sweep(p)
+		type target struct {
+			tool packs.Tool
+			prop property
+		}
+		var targets []target
+		for _, t := range p.Surface.Tools {
+			if !(p.Active || t.ReadOnly()) || !r.healthy(t.Name) {
+				continue
+			}
+			if i := slices.IndexFunc(properties(t), func(pr property) bool { return pr.required && slices.Contains(simpleTypes, pr.typ) }); i >= 0 {
+				targets = append(targets, target{t, properties(t)[i]})
+			}
+		}
+		if len(targets) == 0 {
 			p.NotApplicable("no tool that may be called and answered the sweep has a required argument of a JSON type")
 			return
 		}
-		wrong, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.name: wrongValue(pr.typ)})
-		for _, c := range []struct {
-			what string
-			args map[string]any
-		}{
-			{"no arguments", map[string]any{}},
-			{pr.name + " of the wrong type (" + pr.typ + " expected)", wrong},
-		} {
-			what := "tools/call " + t.Name + " with " + c.what
-			res, err := p.Call(t.Name, c.args)
-			if callFailed(p, err, what) {
-				return
+		if len(targets) > badArgumentTools {
+			p.Notef("%d tools qualify; the first %d are tried", len(targets), badArgumentTools)
+			targets = targets[:badArgumentTools]
+		}
+		deadline := time.Now().Add(badArgumentBudget * p.CallTimeout)
+		for i, tg := range targets {
+			if time.Now().After(deadline) || p.Ctx.Err() != nil {
+				p.Notef("%d of %d tools not tried: the probe's time (%s) was spent", len(targets)-i, len(targets), badArgumentBudget*p.CallTimeout)
+				break
 			}
-			switch {
-			case res.Error != nil && res.Error.Code == -32603:
-				f := p.Reportf("%s was answered with %s; -32603 is for real faults, want an isError result or -32602", what, oneLine(res.Brief()))
-				f.Severity = packs.Low
-				f.Evidencef("response", "%s: %s", what, oneLine(res.Brief()))
-			case res.Refused():
-				p.Notef("%s: refused with %s", what, outcome(res))
-			default:
-				p.Notef("%s: accepted (the tool ran)", what)
+			if !badArgumentCalls(p, tg.tool, tg.prop) {
+				return
 			}
 		}
 	},
+}
+
+// badArgumentCalls calls t with no arguments and with pr of the wrong type
+// and judges the answers; it returns false when the server stopped
+// answering, so no further tool is tried.
+func badArgumentCalls(p *packs.Pass, t packs.Tool, pr property) bool {
+	wrong, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.name: wrongValue(pr.typ)})
+	for _, c := range []struct {
+		what string
+		args map[string]any
+	}{
+		{"no arguments", map[string]any{}},
+		{pr.name + " of the wrong type (" + pr.typ + " expected)", wrong},
+	} {
+		what := "tools/call " + t.Name + " with " + c.what
+		res, err := p.Call(t.Name, c.args)
+		if callFailed(p, err, what) {
+			return false
+		}
+		switch {
+		case res.Error != nil && res.Error.Code == -32603:
+			f := p.Reportf("%s was answered with %s; -32603 is for real faults, want an isError result or -32602", what, oneLine(res.Brief()))
+			f.Severity = packs.Low
+			f.Evidencef("response", "%s: %s", what, oneLine(res.Brief()))
+		case res.Refused():
+			p.Notef("%s: refused with %s", what, outcome(res))
+		default:
+			p.Notef("%s: accepted (the tool ran)", what)
+		}
+	}
+	return true
 }
 
 // outcome names how a tools/call was answered: "error -32602 (...)", "an
