@@ -142,7 +142,7 @@ var batch = packs.Probe{
 	ID:       "CORE-BATCH",
 	Name:     "batch",
 	Severity: packs.Low,
-	Doc:      "a JSON-RPC batch must be answered as a batch (an array) up to 2025-03-26, and rejected or ignored since 2025-06-18 removed batching; never answered message by message (JSON-RPC 2.0 §6, spec changelog 2025-06-18)",
+	Doc:      "a JSON-RPC batch must be answered as a batch (an array) under 2025-03-26, the one revision that required batching (added by it, removed by 2025-06-18), and may be rejected or ignored under any other; never answered message by message (JSON-RPC 2.0 §6, spec changelogs 2025-03-26 and 2025-06-18)",
 	Run: func(p *packs.Pass) {
 		if !stdio(p) || !ready(p) {
 			return
@@ -161,7 +161,7 @@ var batch = packs.Probe{
 			}
 		}
 		version := p.Surface.Init.Version
-		supported := version == "2024-11-05" || version == "2025-03-26"
+		supported := version == "2025-03-26" // 2024-11-05 had no batches; 2025-06-18 removed them
 		switch {
 		case len(singles) > 0:
 			p.Reportf("the requests of a batch were answered one by one (%d lines), not as one array", len(singles)).
