@@ -81,7 +81,10 @@ func expect(t *testing.T, rep *report.Report, want map[string][]string) {
 			t.Errorf("%s: verdict %s (%s), want pass", p.ID, p.Verdict, p.Reason)
 		}
 		if testing.Verbose() {
-			t.Logf("%s: %s %s %v notes %q", p.ID, p.Verdict, p.Reason, p.Findings, p.Notes)
+			t.Logf("%s: %s %s notes %q", p.ID, p.Verdict, p.Reason, p.Notes)
+			for _, f := range p.Findings {
+				t.Logf("    FINDING %s %s", f.Severity, f.Message)
+			}
 		}
 	}
 	for id := range want {

@@ -235,7 +235,9 @@ func (r *run) records() []observers.Record {
 }
 
 // canaryRuns returns the sm-canary runs among recs whose arguments hold
-// one of marks, and the argument that matched.
+// one of marks, and the argument that matched. The process observer
+// stores argv with the run's tokens already replaced by their stable
+// names, so a run it attributed by the token counts for that token.
 func canaryRuns(recs []observers.Record, marks ...string) (runs []observers.Record, matched []string) {
 	for _, rec := range recs {
 		if rec.Kind != observers.KindProcess || rec.Data["op"] != "exec" || filepath.Base(rec.Data["prog"]) != "sm-canary" {
@@ -243,11 +245,18 @@ func canaryRuns(recs []observers.Record, marks ...string) (runs []observers.Reco
 		}
 		var argv []string
 		_ = json.Unmarshal([]byte(rec.Data["argv"]), &argv)
+		hit := ""
 		for _, a := range argv {
-			if i := slices.IndexFunc(marks, func(m string) bool { return strings.Contains(a, m) }); i >= 0 {
-				runs, matched = append(runs, rec), append(matched, a)
+			if slices.ContainsFunc(marks, func(m string) bool { return strings.Contains(a, m) }) {
+				hit = a
 				break
 			}
+		}
+		if hit == "" && rec.Data["attributed"] == "token" && slices.Contains(marks, rec.Token) {
+			hit = strings.Join(argv[min(1, len(argv)):], " ")
+		}
+		if hit != "" {
+			runs, matched = append(runs, rec), append(matched, hit)
 		}
 	}
 	return runs, matched

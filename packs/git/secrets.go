@@ -2,6 +2,7 @@ package git
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/sealmark/sealmark/packs"
 )
@@ -44,7 +45,7 @@ var urlCredentials = packs.Probe{
 			}
 			args := r.args(t, fill)
 			desc := r.describe(t, args, t.URL)
-			desc = string(bytes.ReplaceAll([]byte(desc), []byte(pw), []byte("{password}")))
+			desc = strings.NewReplacer(pw, "{password}", "127.0.0.1:"+port, "127.0.0.1:{port}").Replace(desc)
 			res := r.call(t, args, desc)
 			if res != nil && bytes.Contains(body(res), []byte(pw)) {
 				p.Reportf("%s repeated the URL's password in its answer", desc).

@@ -52,6 +52,13 @@ var twins = []struct {
 			`git_show(revision="--output={sandbox}-evil/sealmark-`,
 		},
 	}},
+	{"shell-command", map[string][]string{
+		"GIT-ARGUMENT-INJECTION": {
+			`git_diff(target="$(sm-canary {token})") ran sm-canary: {token}`,
+			`git_clone(url="$(sm-canary {token})") ran sm-canary: {token}`,
+			`git_worktree_add(path="$(sm-canary {token})") ran sm-canary: {token}`,
+		},
+	}},
 	{"hook-execution", map[string][]string{
 		"GIT-REPO-CONFIG-READ": {
 			`git_status(repo_path="{sandbox}/hostile") ran sm-canary through core.fsmonitor`,
@@ -60,7 +67,7 @@ var twins = []struct {
 		"GIT-REPO-CONFIG-WRITE": {`git_checkout(repo_path="{sandbox}/hostile") ran sm-canary through core.fsmonitor, hooks/post-checkout`},
 	}},
 	{"echo-credentials", map[string][]string{
-		"GIT-URL-CREDENTIALS": {`git_clone(url="http://sealmark:{password}@127.0.0.1:`},
+		"GIT-URL-CREDENTIALS": {`git_clone(url="http://sealmark:{password}@127.0.0.1:{port}/sealmark-{token}.git") repeated the URL's password in its answer`},
 	}},
 	{"follow-links", map[string][]string{
 		"GIT-REPO-LINK": {
