@@ -38,13 +38,17 @@ func TestPackDefinition(t *testing.T) {
 }
 
 // runGit runs the git pack (passive and active) against a server and
-// checks that the run itself went well.
+// checks that the run itself went well and left nothing behind: the
+// sandbox directory is empty (nothing written next to the sandbox, the
+// sandbox removed) and no process started for the run (the server, git,
+// sm-canary) is alive.
 func runGit(t *testing.T, command string, args ...string) *report.Report {
 	t.Helper()
+	dir := t.TempDir()
 	e, err := engine.New(engine.Config{
 		Command: command, Args: args,
 		Catalog: []packs.Pack{git.Pack}, Packs: []string{"git"}, Active: true,
-		SandboxDir: t.TempDir(), StartTimeout: 20 * time.Second, CallTimeout: 10 * time.Second,
+		SandboxDir: dir, StartTimeout: 20 * time.Second, CallTimeout: 10 * time.Second,
 		StdinGrace: time.Second, TermGrace: time.Second,
 	})
 	require.NoError(t, err)
@@ -53,7 +57,37 @@ func runGit(t *testing.T, command string, args ...string) *report.Report {
 	rep := e.Run(ctx, engine.Hooks{})
 	require.Empty(t, rep.HarnessError)
 	require.Len(t, rep.Packs, 1)
+	left, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, l := range left {
+		t.Errorf("the run left %s in the sandbox directory", l.Name())
+	}
+	for _, pid := range survivors(dir) {
+		t.Errorf("process %s (started in or from the sandbox) outlived the run", pid)
+	}
 	return rep
+}
+
+// survivors lists the live processes whose working directory or command
+// line lies in dir: the server, git, sm-canary or anything they started.
+func survivors(dir string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(stat), ") Z ") {
+			continue // a zombie holds nothing
+		}
+		if strings.HasPrefix(cwd, dir) || strings.Contains(string(cmdline), dir) {
+			out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	return out
 }
 
 // expect checks a report against the probes that must fail, each with

@@ -6,13 +6,17 @@ import (
 
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/fs"
 )
 
 // injection is one value that turns an argument into an option or a
-// command; output names the file an --output= form writes.
+// command; output names the file an --output= form writes; words, when
+// set, limit it to tools whose name holds one of them (the commands that
+// take the option).
 type injection struct {
 	value  string
 	output bool
+	words  []string
 }
 
 // refInjections go to every ref, branch, name, message and path argument;
@@ -20,17 +24,17 @@ type injection struct {
 // probe's.
 var (
 	refInjections = []injection{
-		{"--output={sandbox}-evil/{new}", true},
-		{"--open-files-in-pager=sm-canary {token}", false},
-		{"--exec=sm-canary {token}", false},
-		{"$(sm-canary {token})", false},
-		{"x;sm-canary {token};", false},
+		{"--output={sandbox}-evil/{new}", true, nil},
+		{"--open-files-in-pager=sm-canary {token}", false, []string{"grep", "search", "find"}},
+		{"--exec=sm-canary {token}", false, []string{"rebase"}},
+		{"$(sm-canary {token})", false, nil},
+		{"x;sm-canary {token};", false, nil},
 	}
 	urlInjections = []injection{
-		{"--upload-pack=sm-canary {token}", false},
-		{"ext::sm-canary {token}", false},
-		{"-c core.sshCommand=sm-canary {token}", false},
-		{"$(sm-canary {token})", false},
+		{"--upload-pack=sm-canary {token}", false, nil},
+		{"ext::sm-canary {token}", false, nil},
+		{"-c core.sshCommand=sm-canary {token}", false, nil},
+		{"$(sm-canary {token})", false, nil},
 	}
 )
 
@@ -104,6 +108,9 @@ func (r *run) inject(t Tool, arg string, forms []injection, list bool) {
 	for _, in := range forms {
 		if r.dead {
 			return
+		}
+		if in.words != nil && !hasAny(fs.Words(t.Name), in.words...) {
+			continue
 		}
 		name := r.name("out")
 		value := r.expand(in.value, name)
