@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/redact"
 
 	"github.com/sealmark/sealmark/packs"
@@ -59,6 +60,11 @@ func (e *Engine) openDB() error {
 		e.redactor.Secret(s, redact.MaskRedacted)
 	}
 	e.vars["dsn"], e.vars["db_name"], e.vars["db_role"] = d.Reader.DSN, d.Name, "reader"
+	// The contained server reaches the database as a declared service,
+	// and nothing else: declared here unless the configuration did.
+	if svc, err := contain.ParseService("tcp:" + d.Address()); err == nil && !slices.Contains(e.cfg.Services, svc.String()) {
+		e.cfg.Services = append(slices.Clone(e.cfg.Services), svc.String())
+	}
 	return nil
 }
 

@@ -88,6 +88,9 @@ func (d *Database) Close() {
 	})
 }
 
+// Address is the database server's host:port, as the roles' DSNs name it.
+func (d *Database) Address() string { return d.hostPort }
+
 // Secrets are the values every output must mask: both passwords and both
 // connection strings.
 func (d *Database) Secrets() []string {
