@@ -51,7 +51,17 @@ type Isolation struct {
 
 	NetNS  Layer // a network namespace whose only interface is lo
 	PidNS  Layer // a pid namespace: the whole tree dies with the shim
-	UserNS Layer // a user namespace, needed for the other two when not root
+	UserNS Layer // a user namespace: the server's capabilities are its namespace's only
+	// MountNS is a mount namespace where the host is read-only, the
+	// sandbox's tmp is /tmp and /var/tmp, /dev/shm is private and /proc is
+	// the server's own pid namespace's.
+	MountNS Layer
+	// IPCUTS are new IPC and UTS namespaces: no host SysV IPC, no hostname
+	// change that reaches the host.
+	IPCUTS Layer
+	// Caps: the server starts with no capabilities, none to regain
+	// (bounding set empty, securebits locked).
+	Caps Layer
 
 	SeccompNotify Layer // the egress observer: seccomp user notification answered by the harness
 
@@ -74,7 +84,7 @@ func (i Isolation) Layers() []Layer {
 		i.Pgid, i.Pdeathsig, i.Subreaper,
 		i.NoNewPrivs, i.FileSize,
 		i.LandlockFS, i.LandlockNet, i.LandlockScope,
-		i.NetNS, i.PidNS, i.UserNS,
+		i.NetNS, i.PidNS, i.UserNS, i.MountNS, i.IPCUTS, i.Caps,
 		i.SeccompNotify,
 		i.Cgroup,
 	}
@@ -85,6 +95,9 @@ func (i Isolation) Layers() []Layer {
 // probed.
 func (i Isolation) For(o Options) Isolation {
 	off := func(l *Layer, why string) {
+		if l.Name == "" {
+			return // not probed (a hand-made Isolation)
+		}
 		if l.Applied || l.Why == "" {
 			*l = refused(l.Name, why)
 		}
@@ -118,7 +131,15 @@ func (i Isolation) For(o Options) Isolation {
 		off(&i.NetNS, "off by config")
 		off(&i.PidNS, "off by config")
 		off(&i.UserNS, "off by config")
-	} else if !i.PidNS.Applied {
+		off(&i.MountNS, "off by config")
+		off(&i.IPCUTS, "off by config")
+		off(&i.Caps, "off by config")
+	} else if o.SandboxTop == "" {
+		off(&i.MountNS, "no sandbox")
+	} else if o.SandboxTmp == "" && i.MountNS.Applied {
+		i.MountNS.Detail = strings.Replace(i.MountNS.Detail, "private-tmp", "host-tmp-read-only", 1)
+	}
+	if o.NetNS && !i.PidNS.Applied {
 		// The network namespace is made inside the pid namespace's shim.
 		off(&i.NetNS, "needs pidns")
 	}
@@ -175,8 +196,14 @@ func (i Isolation) Line() string {
 		group("net", i.NetNS, i.LandlockNet) // the refusal has its own statement below
 	}
 	group("fs", i.LandlockFS)
+	if i.MountNS.Name != "" {
+		group("mounts", i.MountNS)
+	}
 	group("rlimits", i.FileSize)
-	group("privs", i.NoNewPrivs)
+	group("privs", i.NoNewPrivs, i.Caps)
+	if i.IPCUTS.Applied {
+		parts = append(parts, "ipc,uts=own-namespaces")
+	}
 	group("signals", i.LandlockScope)
 	group("cgroup", i.Cgroup)
 	if i.SeccompNotify.Applied {
@@ -197,6 +224,9 @@ func (i Isolation) Line() string {
 		weaker = append(weaker, "egress not hard-blocked (tcp connect limited to allowed ports, udp open; netns: "+i.NetNS.Why+")")
 	default:
 		weaker = append(weaker, "egress not blocked (netns: "+i.NetNS.Why+"; landlock-net: "+i.LandlockNet.Why+")")
+	}
+	if !i.MountNS.Applied && i.MountNS.Name != "" {
+		weaker = append(weaker, "host files' metadata changeable, host /tmp shared and other processes' /proc readable (mountns: "+i.MountNS.Why+")")
 	}
 	if !i.SeccompNotify.Applied {
 		weaker = append(weaker, "egress not observed (seccomp-notify: "+i.SeccompNotify.Why+")",
@@ -225,6 +255,10 @@ func (l Layer) short() string {
 		return "landlock(" + l.Detail + ")"
 	case "landlock-scope":
 		return "landlock-scoped"
+	case "mountns":
+		return l.Detail
+	case "caps":
+		return "no-caps"
 	case "seccomp-notify":
 		return "seccomp-notify"
 	case "rlimit-fsize":
@@ -249,5 +283,5 @@ func (i Isolation) String() string { return i.Line() }
 func (i Isolation) wraps() bool {
 	return i.Pdeathsig.Applied || i.NoNewPrivs.Applied || i.FileSize.Applied ||
 		i.LandlockFS.Applied || i.LandlockNet.Applied || i.LandlockScope.Applied ||
-		i.NetNS.Applied || i.PidNS.Applied || i.SeccompNotify.Applied
+		i.NetNS.Applied || i.PidNS.Applied || i.SeccompNotify.Applied || i.MountNS.Applied
 }

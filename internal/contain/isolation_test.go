@@ -61,6 +61,27 @@ func TestLine(t *testing.T) {
 		}(),
 		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf unix=sandbox-only",
 	}, {
+		"every namespace, a service declared",
+		func() Isolation {
+			i := full()
+			i.SeccompNotify = applied("seccomp-notify", "")
+			i.MountNS = applied("mountns", "ro-host+private-tmp+own-proc")
+			i.IPCUTS, i.Caps = applied("ipc+uts", ""), applied("caps", "")
+			return i.For(Options{NetNS: true, Landlock: true, Egress: true, Cgroup: true, MaxFileBytes: 1, SandboxTop: "/tmp/sealmark-x",
+				SandboxTmp: "/tmp/sealmark-x/tmp", Services: []Service{{"tcp", "127.0.0.1:5432"}}})
+		}(),
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) mounts=ro-host+private-tmp+own-proc rlimits=fsize privs=no_new_privs+no-caps ipc,uts=own-namespaces signals=landlock-scoped cgroup=v2-leaf unix=sandbox-only services=tcp:127.0.0.1:5432",
+	}, {
+		"namespaces refused",
+		func() Isolation {
+			i := full()
+			i.SeccompNotify = applied("seccomp-notify", "")
+			i.MountNS = refused("mountns", "mount proc on /proc: operation not permitted")
+			i.IPCUTS, i.Caps = applied("ipc+uts", ""), applied("caps", "")
+			return i
+		}(),
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) mounts=none(mountns: mount proc on /proc: operation not permitted) rlimits=fsize privs=no_new_privs+no-caps ipc,uts=own-namespaces signals=landlock-scoped cgroup=v2-leaf unix=sandbox-only; host files' metadata changeable, host /tmp shared and other processes' /proc readable (mountns: mount proc on /proc: operation not permitted)",
+	}, {
 		"observed without netns",
 		func() Isolation {
 			i := full()

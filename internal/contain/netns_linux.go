@@ -84,11 +84,16 @@ func listenInside(ports []int) ([]net.Listener, []string, error) {
 	return lns, targets, nil
 }
 
-// nsAttr starts a process in a new pid namespace (and user namespace, with
-// the caller mapped to root, when user is true), killed when the forking
+// nsClone are the namespaces every inner shim gets: pid, mount, IPC and
+// UTS (the network namespace is made later, on one thread).
+const nsClone = syscall.CLONE_NEWPID | syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+
+// nsAttr starts a process in new pid, mount, IPC and UTS namespaces (and a
+// user namespace, with the caller mapped to root, when user is true: root
+// maps to itself, with no capability outside), killed when the forking
 // thread dies.
 func nsAttr(user bool) *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}
+	a := &syscall.SysProcAttr{Cloneflags: nsClone, Pdeathsig: syscall.SIGKILL}
 	if user {
 		a.Cloneflags |= syscall.CLONE_NEWUSER
 		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}}
@@ -99,7 +104,7 @@ func nsAttr(user bool) *syscall.SysProcAttr {
 
 func nsFlags(user bool) string {
 	if user {
-		return "clone(CLONE_NEWUSER|CLONE_NEWPID)"
+		return "clone(CLONE_NEWUSER|CLONE_NEWPID|CLONE_NEWNS|CLONE_NEWIPC|CLONE_NEWUTS)"
 	}
-	return "clone(CLONE_NEWPID)"
+	return "clone(CLONE_NEWPID|CLONE_NEWNS|CLONE_NEWIPC|CLONE_NEWUTS)"
 }

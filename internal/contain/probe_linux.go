@@ -60,6 +60,9 @@ type probeReport struct {
 	LandlockNet   string `json:"landlock_net"`
 	LandlockScope string `json:"landlock_scope"`
 	Seccomp       string `json:"seccomp_notify"`
+	MountNS       string `json:"mountns"`
+	IPCUTS        string `json:"ipc_uts"`
+	Caps          string `json:"caps"`
 }
 
 func probe() Isolation {
@@ -68,9 +71,9 @@ func probe() Isolation {
 		Subreaper: subreaper(),
 	}
 	shim := []*Layer{&i.Pdeathsig, &i.NoNewPrivs, &i.FileSize, &i.LandlockFS, &i.LandlockNet,
-		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS, &i.SeccompNotify, &i.Cgroup}
+		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS, &i.MountNS, &i.IPCUTS, &i.Caps, &i.SeccompNotify, &i.Cgroup}
 	names := []string{"pdeathsig", "no_new_privs", "rlimit-fsize", "landlock-fs", "landlock-net",
-		"landlock-scope", "netns", "pidns", "userns", "seccomp-notify", "cgroup"}
+		"landlock-scope", "netns", "pidns", "userns", "mountns", "ipc+uts", "caps", "seccomp-notify", "cgroup"}
 	refuseAll := func(why string) Isolation {
 		for k, l := range shim {
 			*l = refused(names[k], why)
@@ -88,10 +91,13 @@ func probe() Isolation {
 	i.Cgroup, i.CgroupControllers = cgroupProber(exe)
 
 	// Namespaces first: the same clone the outer shim will make.
+	// A user namespace first, for root too: its capabilities then reach
+	// nothing outside. Root falls back to none where user namespaces are
+	// off.
 	root := os.Geteuid() == 0
-	tries := []bool{!root}
+	tries := []bool{true}
 	if root {
-		tries = append(tries, true) // a root without CAP_SYS_ADMIN may still have user namespaces
+		tries = append(tries, false)
 	}
 	var nsErrs []string
 	var rep probeReport
@@ -124,12 +130,14 @@ func probe() Isolation {
 	case !ns:
 		why := strings.Join(nsErrs, "; ")
 		i.PidNS, i.UserNS, i.NetNS = refused("pidns", why), refused("userns", why), refused("netns", why)
+		i.MountNS, i.IPCUTS, i.Caps = refused("mountns", why), refused("ipc+uts", why), refused("caps", why)
 		if root && len(nsErrs) > 0 {
 			i.UserNS = refused("userns", nsErrs[len(nsErrs)-1])
 		}
 	case rep.Pid != 1:
 		why := fmt.Sprintf("the probe child is pid %d, not 1", rep.Pid)
 		i.PidNS, i.UserNS, i.NetNS = refused("pidns", why), refused("userns", why), refused("netns", why)
+		i.MountNS, i.IPCUTS, i.Caps = refused("mountns", why), refused("ipc+uts", why), refused("caps", why)
 	default:
 		detail := ""
 		i.UserNS = refused("userns", "not needed as root")
@@ -139,6 +147,9 @@ func probe() Isolation {
 		}
 		i.PidNS = applied("pidns", detail)
 		i.NetNS = layerOf("netns", "lo-only", rep.NetNS)
+		i.MountNS = layerOf("mountns", "ro-host+private-tmp+own-proc", rep.MountNS)
+		i.IPCUTS = layerOf("ipc+uts", "", rep.IPCUTS)
+		i.Caps = layerOf("caps", "", rep.Caps)
 	}
 	return i
 }
@@ -189,8 +200,11 @@ func probeChild() int {
 	rep := probeReport{Pid: os.Getpid()}
 	rep.FileSize = errString(tryFileSize())
 	rep.NetNS = "not in a new pid namespace"
+	rep.MountNS, rep.IPCUTS, rep.Caps = rep.NetNS, rep.NetNS, rep.NetNS
 	if rep.Pid == 1 {
 		rep.NetNS = errString(tryNetNS())
+		rep.MountNS = errString(tryMounts())
+		rep.IPCUTS = errString(tryIPCUTS())
 	}
 	rep.NoNewPrivs = errString(unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 	abi, err := landlockABI()
@@ -215,6 +229,9 @@ func probeChild() int {
 		}
 	}
 	rep.Seccomp = errString(trySeccompNotify())
+	if rep.Pid == 1 {
+		rep.Caps = errString(dropCaps())
+	}
 	b, _ := json.Marshal(rep)
 	os.Stdout.Write(append(b, '\n'))
 	return 0

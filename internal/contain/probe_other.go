@@ -22,6 +22,9 @@ func Probe() Isolation {
 	i.NetNS = refused("netns", why)
 	i.PidNS = refused("pidns", why)
 	i.UserNS = refused("userns", why)
+	i.MountNS = refused("mountns", why)
+	i.IPCUTS = refused("ipc+uts", why)
+	i.Caps = refused("caps", why)
 	i.SeccompNotify = refused("seccomp-notify", why)
 	i.Cgroup = refused("cgroup", why)
 	return i

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -183,8 +184,14 @@ func installNotify() (int, error) {
 // handoffTimeout) for its one-byte ack: the harness takes its own copy
 // with pidfd_getfd. A descriptor cannot be sent with SCM_RIGHTS: sendmsg
 // is filtered now, and nobody would answer.
+// hostPidOnce is this process's pid as the harness's /proc sees it, read
+// before a proc of the shim's own pid namespace hides it.
+var hostPidOnce = sync.OnceValues(func() (string, error) { return os.Readlink("/proc/self") })
+
+func hostPid() (string, error) { return hostPidOnce() }
+
 func handOver(report, listener int) error {
-	self, err := os.Readlink("/proc/self") // the pid as the harness's /proc sees it
+	self, err := hostPid()
 	if err != nil {
 		return fmt.Errorf("seccomp hand-off: %w", err)
 	}

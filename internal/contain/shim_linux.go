@@ -98,6 +98,15 @@ func (c shimConfig) restrict() error {
 	p := landlockPolicy{Net: c.Net, Ports: c.Ports, Scope: c.Scope}
 	if c.Writable != "" {
 		p.Writable = []string{c.Writable, os.DevNull}
+		if c.Mount {
+			// bound elsewhere: a write through /tmp never passes the top
+			if c.Tmp != "" {
+				p.Writable = append(p.Writable, c.Tmp)
+			}
+			if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+				p.Writable = append(p.Writable, "/dev/shm")
+			}
+		}
 	}
 	return restrictSelf(abi, p)
 }
@@ -211,6 +220,13 @@ func innerShim(c shimConfig) int {
 			return fail("inner shim", err)
 		}
 	}
+	if c.Mount {
+		_, _ = hostPid() // before /proc is the namespace's own
+		l := mountLayout{Top: c.Top, Tmp: c.Tmp, Visible: c.Visible}
+		if err := setupMounts(l); err != nil {
+			return fail("mountns", err)
+		}
+	}
 	if err := enterLoopbackNet(); err != nil {
 		return fail("netns", err)
 	}
@@ -233,6 +249,9 @@ func innerShim(c shimConfig) int {
 	}
 	if err := c.observe(); err != nil {
 		return fail("seccomp", err)
+	}
+	if err := dropCaps(); err != nil {
+		return fail("caps", err)
 	}
 	sigs := make(chan os.Signal, 64)
 	signal.Notify(sigs, append([]os.Signal{syscall.SIGCHLD}, forwarded...)...)

@@ -87,6 +87,12 @@ type Options struct {
 	// for that is not enforced. 0 sets no limit.
 	MaxProcs  int
 	MaxMemory int64
+	// SandboxTmp, with NetNS and a SandboxTop, is the sandbox's temporary
+	// directory (beneath SandboxTop): the server sees it at /tmp and
+	// /var/tmp, in a mount namespace where the rest of the host is
+	// read-only and /proc is the server's own (Isolation.MountNS). Empty
+	// keeps the host's temp directories, read-only.
+	SandboxTmp string
 	// Services are host endpoints outside the sandbox the server may
 	// reach (sandbox.services). A tcp one's port is allowed like
 	// AllowPorts (and, with NetNS, proxied into the namespace); a unix one
@@ -104,6 +110,11 @@ func (o Options) Policy() func(net.Addr) bool {
 	var dirs []string
 	if o.SandboxTop != "" {
 		dirs = []string{o.SandboxTop}
+	}
+	if o.SandboxTmp != "" {
+		// bound at /tmp: a socket there is reached through the bind, not
+		// through the sandbox top
+		dirs = append(dirs, o.SandboxTmp)
 	}
 	ns := Probe().For(o).NetNS.Applied
 	return egress.Contained(append(slices.Clone(o.AllowPorts), servicePorts(o.Services)...), dirs, serviceSockets(o.Services), ns)
@@ -259,6 +270,10 @@ func wrapShim(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff
 	if c.NS {
 		c.Reverse = append([]int(nil), o.Reverse...)
 	}
+	if c.NS && iso.MountNS.Applied && o.SandboxTop != "" {
+		c.Mount, c.Top, c.Tmp = true, o.SandboxTop, o.SandboxTmp
+		c.Visible = visibleFor(spec, exe, o.Services)
+	}
 	out := spec
 	var h *Handoff
 	if iso.SeccompNotify.Applied {
@@ -277,6 +292,26 @@ func wrapShim(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff
 	return out, h, nil
 }
 
+// visibleFor lists what a server needs from the host that a private /tmp
+// would hide: its program's directory, the harness binary's (the sandbox's
+// sm-* links run it), every absolute path among its arguments that exists,
+// and the declared unix sockets. setupMounts keeps those beneath a host
+// temp directory visible, read-only; the rest of the host is visible
+// anyway.
+func visibleFor(spec launch.Spec, exe string, services []Service) []string {
+	v := []string{filepath.Dir(spec.Path), filepath.Dir(exe)}
+	for _, a := range spec.Args {
+		if filepath.IsAbs(a) {
+			if _, err := os.Lstat(a); err == nil {
+				v = append(v, filepath.Clean(a))
+			}
+		}
+	}
+	v = append(v, serviceSockets(services)...)
+	slices.Sort(v)
+	return slices.Compact(v)
+}
+
 // The shim's modes (os.Args[2]).
 const (
 	modeRun   = "run"   // started by the harness: apply the layers, exec or spawn the inner shim
@@ -287,19 +322,23 @@ const (
 // shimConfig is what the harness tells the shim, in its arguments.
 type shimConfig struct {
 	Mode     string
-	Ppid     int    // the harness's pid, to notice it died before Pdeathsig was set
-	FileSize int64  // RLIMIT_FSIZE; 0 leaves it
-	Writable string // Landlock fs: the one writable directory ("" handles no fs access)
-	Net      bool   // Landlock net: TCP connect only to Ports
-	Scope    bool   // Landlock scopes: signals and abstract unix sockets
-	Ports    []int  // the allowed (and, with NS, proxied) loopback ports
-	NS       bool   // spawn the inner shim in new namespaces
-	User     bool   // with NS: a user namespace too
-	Report   int    // the hand-off socket's descriptor: install the seccomp filter; 0 without
-	Life     int    // with NS: the harness's lifeline descriptor (Options.Lifeline); 0 without
-	Status   int    // the inner shim: where to write the server's status when it lingers; 0 without
-	Reverse  []int  // with NS: the server's ports forwarded from the host's loopback into the namespace
-	Path     string // the server
+	Ppid     int      // the harness's pid, to notice it died before Pdeathsig was set
+	FileSize int64    // RLIMIT_FSIZE; 0 leaves it
+	Writable string   // Landlock fs: the one writable directory ("" handles no fs access)
+	Net      bool     // Landlock net: TCP connect only to Ports
+	Scope    bool     // Landlock scopes: signals and abstract unix sockets
+	Ports    []int    // the allowed (and, with NS, proxied) loopback ports
+	NS       bool     // spawn the inner shim in new namespaces
+	User     bool     // with NS: a user namespace too
+	Report   int      // the hand-off socket's descriptor: install the seccomp filter; 0 without
+	Life     int      // with NS: the harness's lifeline descriptor (Options.Lifeline); 0 without
+	Status   int      // the inner shim: where to write the server's status when it lingers; 0 without
+	Reverse  []int    // with NS: the server's ports forwarded from the host's loopback into the namespace
+	Mount    bool     // with NS: lay the mount namespace out (setupMounts)
+	Top      string   // with Mount: the sandbox top, writable
+	Tmp      string   // with Mount: the sandbox's tmp, the server's /tmp and /var/tmp
+	Visible  []string // with Mount: host paths kept visible under the private temp directories
+	Path     string   // the server
 	Args     []string
 }
 
@@ -338,6 +377,18 @@ func (c shimConfig) args() []string {
 	}
 	for _, p := range c.Reverse {
 		a = append(a, "-reverse="+strconv.Itoa(p))
+	}
+	if c.Mount {
+		a = append(a, "-mount")
+	}
+	if c.Top != "" {
+		a = append(a, "-top="+c.Top)
+	}
+	if c.Tmp != "" {
+		a = append(a, "-tmp="+c.Tmp)
+	}
+	for _, v := range c.Visible {
+		a = append(a, "-visible="+v)
 	}
 	a = append(a, "--", c.Path)
 	return append(a, c.Args...)
@@ -383,6 +434,10 @@ func parseShim(args []string) (shimConfig, error) {
 		c.Reverse = append(c.Reverse, p)
 		return nil
 	})
+	fs.BoolVar(&c.Mount, "mount", false, "")
+	fs.StringVar(&c.Top, "top", "", "")
+	fs.StringVar(&c.Tmp, "tmp", "", "")
+	fs.Func("visible", "", func(s string) error { c.Visible = append(c.Visible, s); return nil })
 	if err := fs.Parse(args[1:]); err != nil {
 		return c, err
 	}

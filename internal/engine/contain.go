@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 		return spec, nil, nil
 	}
 	on := func(layer string) bool { return !slices.Contains(e.cfg.LayersOff, layer) }
-	o := contain.Options{SandboxTop: e.sb.Top, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"),
+	o := contain.Options{SandboxTop: e.sb.Top, SandboxTmp: e.sb.Tmp, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"),
 		NetNS: on("namespaces")}
 	for _, sv := range e.cfg.Services {
 		if s, err := contain.ParseService(sv); err == nil { // Validate said so
@@ -90,6 +91,29 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 	}
 	e.rep.Sandbox.Isolation = line + observed
 	return wrapped, hand, o.Policy()
+}
+
+// prepareMounts makes the mount points every contained start binds onto
+// beneath the sandbox's tmp (the sandbox top and the harness binary's
+// directory, when they lie beneath the host's /tmp), before the files
+// observer's first snapshot, so they are not taken for the server's doing.
+func (e *Engine) prepareMounts() {
+	if e.sb == nil || slices.Contains(e.cfg.LayersOff, "namespaces") || !contain.Probe().MountNS.Applied {
+		return
+	}
+	paths := []string{e.sb.Top}
+	if exe, err := os.Executable(); err == nil {
+		paths = append(paths, filepath.Dir(exe))
+	}
+	if e.cfg.Harness != "" {
+		paths = append(paths, filepath.Dir(e.cfg.Harness))
+	}
+	if filepath.IsAbs(e.cfg.Command) {
+		paths = append(paths, filepath.Dir(e.cfg.Command))
+	}
+	if err := contain.MountPoints(e.sb.Tmp, paths...); err != nil {
+		e.warn("containment: " + err.Error())
+	}
 }
 
 // observeEgress completes the seccomp hand-off of a started server: from

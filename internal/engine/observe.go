@@ -62,6 +62,7 @@ func (e *Engine) openObservers() error {
 	if err := e.stageFiles(); err != nil {
 		return err
 	}
+	e.prepareMounts()
 	fo, err := files.New(files.Options{Top: e.sb.Top})
 	if err != nil {
 		return fmt.Errorf("the files observer: %v", err)

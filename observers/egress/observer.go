@@ -43,6 +43,19 @@ type Observer struct {
 	losses  []observers.Record
 	closed  bool
 	counts  Counts
+	recent  []observers.Record // the last maxRecent records, for a start that failed
+}
+
+// maxRecent is how many of the latest records Recent returns.
+const maxRecent = 32
+
+// Recent returns copies of the latest records (at most 32), oldest first,
+// whether or not a Collect returned them: what a failed start's message
+// quotes.
+func (o *Observer) Recent() []observers.Record {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]observers.Record(nil), o.recent...)
 }
 
 // Counts are an Observer's running totals.
@@ -147,6 +160,10 @@ func (o *Observer) add(kind, summary string, data map[string]string, unattribute
 		delete(r.Data, "attributed")
 	}
 	o.pending = append(o.pending, r)
+	if len(o.recent) == maxRecent {
+		o.recent = append(o.recent[:0], o.recent[1:]...)
+	}
+	o.recent = append(o.recent, r)
 }
 
 // count adds one answered call to the totals.

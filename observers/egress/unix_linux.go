@@ -93,6 +93,21 @@ func (u *UnixSocket) resolve(pid int) error {
 		return err
 	}
 	u.id = FileID{Dev: st.Dev, Ino: st.Ino}
+	// A socket that is a mount of its own, or a directory that is, was
+	// bound there from elsewhere (the harness keeps a server's host paths
+	// visible that way): the directories above it say nothing of where it
+	// is, so the chain stops at such a mount's root.
+	mnt, err := mountID(dir, name)
+	if err != nil {
+		return err
+	}
+	dirMnt, err := mountID(dir, "")
+	if err != nil {
+		return err
+	}
+	if mnt != dirMnt {
+		return nil
+	}
 	for range maxUnixDepth {
 		if err := unix.Fstat(dir, &st); err != nil {
 			return err
@@ -106,10 +121,30 @@ func (u *UnixSocket) resolve(pid int) error {
 		if err != nil {
 			return err
 		}
+		upMnt, err := mountID(up, "")
 		unix.Close(dir)
 		dir = up
+		if err != nil {
+			return err
+		}
+		if upMnt != dirMnt {
+			return nil // dir was the root of its mount
+		}
 	}
 	return nil
+}
+
+// mountID is the id of the mount name (or, with "", dirfd itself) is on.
+func mountID(dirfd int, name string) (uint64, error) {
+	var stx unix.Statx_t
+	flags := unix.AT_SYMLINK_NOFOLLOW
+	if name == "" {
+		flags |= unix.AT_EMPTY_PATH
+	}
+	if err := unix.Statx(dirfd, name, flags, unix.STATX_MNT_ID, &stx); err != nil {
+		return 0, err
+	}
+	return stx.Mnt_id, nil
 }
 
 // parentOf opens the directory that holds the last element of path, as

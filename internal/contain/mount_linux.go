@@ -1,0 +1,308 @@
+package contain
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// The inner shim starts in new mount, UTS and IPC namespaces (see
+// nsAttr) and lays the server's view of the filesystem out the way
+// bubblewrap's --ro-bind / / plus a few writable binds does, but in place:
+//
+//   - every mount of the host is remounted read-only, so a server cannot
+//     change a host file's mode, owner, times or extended attributes
+//     (Landlock, which refuses writes, does not cover metadata);
+//   - the sandbox's tmp directory is bound at /tmp and /var/tmp, so a
+//     server with a hard-coded temp path writes into the sandbox, where
+//     the files observer sees it, and nothing lands in the host's /tmp;
+//   - /dev/shm is a small private tmpfs;
+//   - /proc is a new proc for the server's own pid namespace: no other
+//     process's environ or cmdline is there to read;
+//   - the sandbox itself, and what the server needs from under the host's
+//     temp directories (its program, the harness binary the sm-* links
+//     run, its path arguments, declared unix sockets), stay at their
+//     paths: each is bound onto a mount point made for it under the
+//     sandbox's tmp (the sandbox writable, the others read-only).
+//
+// All of it happens before the server exists; the mounts are the
+// namespace's, so the shim's proxy threads see them too, which does not
+// matter to them (they dial TCP, or a unix socket the harness declared).
+
+// hostTmps are the shared temporary directories the server gets privately.
+var hostTmps = []string{"/tmp", "/var/tmp"}
+
+// shmSize bounds the private /dev/shm.
+const shmSize = "size=64m,mode=1777"
+
+// mountLayout is what setupMounts needs to know.
+type mountLayout struct {
+	Top     string   // the sandbox top, writable at its own path
+	Tmp     string   // the sandbox's tmp, bound at /tmp and /var/tmp; "" keeps the host's (read-only)
+	Visible []string // host paths to keep visible, read-only, at their own paths
+}
+
+// setupMounts lays the namespace out (see above). It must run in a new
+// mount namespace, as root of its user namespace.
+func setupMounts(l mountLayout) error {
+	// The working directory (the sandbox root) was entered through the
+	// host's mounts; it is entered again through the new ones at the end.
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("working directory: %w", err)
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("mount --make-rslave /: %w", err)
+	}
+	type keep struct {
+		path     string
+		fd       int
+		dir      bool
+		writable bool
+	}
+	var keeps []keep
+	defer func() {
+		for _, k := range keeps {
+			unix.Close(k.fd)
+		}
+	}()
+	add := func(p string, writable bool) error {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			if !writable && errors.Is(err, unix.ENOENT) {
+				return nil // nothing to keep
+			}
+			return fmt.Errorf("stat %s: %w", p, err)
+		}
+		fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", p, err)
+		}
+		keeps = append(keeps, keep{p, fd, st.Mode&unix.S_IFMT == unix.S_IFDIR, writable})
+		return nil
+	}
+	if err := add(l.Top, true); err != nil {
+		return err
+	}
+	for _, p := range l.Visible {
+		if l.Tmp != "" && underAny(p, hostTmps) && !within(p, l.Top) {
+			if err := add(p, false); err != nil {
+				return err
+			}
+		}
+	}
+	var tmps []string
+	tmpFD := -1
+	if l.Tmp != "" {
+		fd, err := unix.Open(l.Tmp, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", l.Tmp, err)
+		}
+		defer unix.Close(fd)
+		tmpFD = fd
+		for _, t := range hostTmps {
+			if fi, err := os.Lstat(t); err == nil && fi.IsDir() {
+				tmps = append(tmps, t)
+			}
+		}
+	}
+	// Mount points for what is kept beneath a private temp directory: the
+	// same relative path under the sandbox's tmp.
+	for _, k := range keeps {
+		if err := mountPoint(l.Tmp, tmps, k.path, k.dir); err != nil {
+			return err
+		}
+	}
+	writable := map[string]bool{"/proc": true}
+	for _, t := range tmps {
+		if err := bind("/proc/self/fd/"+strconv.Itoa(tmpFD), t); err != nil {
+			return err
+		}
+		writable[t] = true
+	}
+	for _, k := range keeps {
+		if err := bind("/proc/self/fd/"+strconv.Itoa(k.fd), k.path); err != nil {
+			return err
+		}
+		if k.writable {
+			writable[k.path] = true
+		}
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, shmSize); err != nil {
+			return fmt.Errorf("mount tmpfs on /dev/shm: %w", err)
+		}
+		writable["/dev/shm"] = true
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount proc on /proc: %w", err)
+	}
+	if err := readOnlyExcept(writable); err != nil {
+		return err
+	}
+	if err := os.Chdir(cwd); err != nil {
+		return fmt.Errorf("working directory %s: %w", cwd, err)
+	}
+	return nil
+}
+
+// MountPoints makes, beneath tmp (the sandbox's tmp directory), the mount
+// points a contained server's namespace binds paths onto: each directory
+// in paths that lies beneath the host's /tmp or /var/tmp gets one at the
+// same relative path. The shim makes those it needs itself; a harness
+// calls this first for the ones every start needs (the sandbox top, the
+// harness binary's directory) so they exist before its files observer's
+// first snapshot and are not reported as the server's doing.
+func MountPoints(tmp string, paths ...string) error {
+	if tmp == "" {
+		return nil
+	}
+	var tmps []string
+	for _, t := range hostTmps {
+		if fi, err := os.Lstat(t); err == nil && fi.IsDir() {
+			tmps = append(tmps, t)
+		}
+	}
+	for _, p := range paths {
+		if err := mountPoint(tmp, tmps, p, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mountPoint makes the mount point for p beneath tmp, when p is beneath
+// one of tmps: a directory, or an empty file for a file.
+func mountPoint(tmp string, tmps []string, p string, dir bool) error {
+	for _, t := range tmps {
+		rel, ok := relUnder(p, t)
+		if !ok {
+			continue
+		}
+		mp := filepath.Join(tmp, rel)
+		if dir {
+			if err := os.MkdirAll(mp, 0o700); err != nil {
+				return fmt.Errorf("mount point %s: %w", mp, err)
+			}
+		} else if err := mkFile(mp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readOnlyExcept remounts every mount of the namespace read-only, keeping
+// the flags a less privileged namespace may not clear, except the mount
+// points in writable and what is beneath /proc.
+func readOnlyExcept(writable map[string]bool) error {
+	mps, err := mountPoints()
+	if err != nil {
+		return err
+	}
+	for _, mp := range mps {
+		if writable[mp] || mp == "/proc" || strings.HasPrefix(mp, "/proc/") {
+			continue
+		}
+		var sfs unix.Statfs_t
+		if err := unix.Statfs(mp, &sfs); err != nil {
+			continue // hidden beneath a later mount, or gone
+		}
+		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+		for st, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV,
+			unix.ST_NOEXEC: unix.MS_NOEXEC, unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME,
+			unix.ST_RELATIME: unix.MS_RELATIME} {
+			if sfs.Flags&st != 0 {
+				flags |= ms
+			}
+		}
+		if err := unix.Mount("", mp, "", flags, ""); err != nil && mp == "/" {
+			return fmt.Errorf("remounting / read-only: %w", err)
+		}
+	}
+	return nil
+}
+
+// mountPoints lists the namespace's mount points from /proc/self/mountinfo,
+// parents before children.
+func mountPoints() ([]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 4 {
+			out = append(out, unescapeMount(fields[4]))
+		}
+	}
+	return out, sc.Err()
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func bind(src, dst string) error {
+	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind %s on %s: %w", src, dst, err)
+	}
+	return nil
+}
+
+func mkFile(p string) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("mount point %s: %w", p, err)
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("mount point %s: %w", p, err)
+	}
+	return f.Close()
+}
+
+// relUnder returns p relative to dir when p is dir or beneath it.
+func relUnder(p, dir string) (string, bool) {
+	if p == dir {
+		return ".", true
+	}
+	if strings.HasPrefix(p, dir+"/") {
+		return p[len(dir)+1:], true
+	}
+	return "", false
+}
+
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if _, ok := relUnder(p, d); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func within(p, dir string) bool { _, ok := relUnder(p, dir); return ok }

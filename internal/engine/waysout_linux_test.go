@@ -1,0 +1,185 @@
+package engine_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/observers"
+)
+
+// waysOut are the escape fixture's ways out beyond the network's (its
+// -ways), each with the outcome line's name.
+var waysOut = []string{
+	"harness environ", "harness cmdline", "harness parent environ", "ptrace harness",
+	"unix socket", "chmod", "chown", "utimes", "setxattr", "sysv shm", "sethostname",
+	"raw socket", "packet socket", "io_uring",
+}
+
+// waysSetup is what the ways-out runs aim at: a host unix socket, a host
+// file whose metadata the server tries to change, a host SysV segment
+// holding a secret, and the teller that hears every outcome.
+type waysSetup struct {
+	sock    *hostSocket
+	tl      *teller
+	meta    string
+	metaSt  unix.Stat_t
+	shmID   int
+	secret  string
+	harness string // this process's environ, as /proc shows it
+}
+
+func newWaysSetup(t *testing.T) *waysSetup {
+	w := &waysSetup{sock: newHostSocket(t, t.TempDir()), tl: newTeller(t)}
+	w.meta = filepath.Join(t.TempDir(), "meta.txt")
+	require.NoError(t, os.WriteFile(w.meta, []byte("host file\n"), 0o600))
+	require.NoError(t, unix.Stat(w.meta, &w.metaSt))
+	w.secret = "shm-secret-" + filepath.Base(t.TempDir())
+	id, err := unix.SysvShmGet(unix.IPC_PRIVATE, 4096, unix.IPC_CREAT|0o600)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = unix.SysvShmCtl(id, unix.IPC_RMID, nil) })
+	b, err := unix.SysvShmAttach(id, 0, 0)
+	require.NoError(t, err)
+	copy(b, w.secret+"\x00")
+	require.NoError(t, unix.SysvShmDetach(b))
+	w.shmID = id
+	env, err := os.ReadFile("/proc/self/environ")
+	require.NoError(t, err)
+	w.harness = string(env)
+	return w
+}
+
+func (w *waysSetup) run(t *testing.T, off ...string) *report.Report {
+	before := escapedTemps()
+	t.Cleanup(func() {
+		for f := range escapedTemps() {
+			if !before[f] {
+				os.Remove(f)
+			}
+		}
+	})
+	return waysRun(t, func(c *engine.Config) { c.Services, c.LayersOff = []string{"tcp:" + w.tl.addr}, off },
+		// The paths as arguments of their own: a server's path arguments
+		// stay visible (read-only) although they are under the host's /tmp.
+		"-ways", "-tell="+w.tl.addr, "-unix-socket", w.sock.path, "-outside-meta", w.meta,
+		fmt.Sprintf("-shm-id=%d", w.shmID), fmt.Sprintf("-signal-pid=%d", os.Getpid()))
+}
+
+// shm returns the segment's text now.
+func (w *waysSetup) shm(t *testing.T) string {
+	b, err := unix.SysvShmAttach(w.shmID, 0, unix.SHM_RDONLY)
+	require.NoError(t, err)
+	defer unix.SysvShmDetach(b)
+	n := bytes.IndexByte(b, 0)
+	return string(b[:max(n, 0)])
+}
+
+// escapedTemps are the files the escape fixture's temp writes leave in
+// the host's shared temp directories.
+func escapedTemps() map[string]bool {
+	out := map[string]bool{}
+	for _, d := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		m, _ := filepath.Glob(filepath.Join(d, "sealmark-escape-*"))
+		for _, f := range m {
+			out[f] = true
+		}
+	}
+	return out
+}
+
+// outcome is the one outcome line of a way out; the test fails without it.
+func (w *waysSetup) outcome(t *testing.T, what string) string {
+	t.Helper()
+	got := w.tl.lines(what)
+	require.Len(t, got, 1, "outcome of %q: %q", what, w.tl.all())
+	return got[0]
+}
+
+// TestWaysOutContained: a contained server tries every way out the
+// hostile-server review found quiet, and more: each is refused. It cannot
+// read the harness's (or its parent's) environment or command line, ptrace
+// it, reach a host unix socket, change a host file's mode, owner, times or
+// extended attributes, read or overwrite a host SysV segment, set the
+// hostname, open raw or packet sockets or set up io_uring; its writes to
+// /tmp, /var/tmp and /dev/shm land in private places, never in the host's.
+// Nothing it read carries a harness secret.
+func TestWaysOutContained(t *testing.T) {
+	w := newWaysSetup(t)
+	rep := w.run(t)
+	iso := rep.Sandbox.Isolation
+	t.Logf("isolation: %s", iso)
+	for _, layer := range []string{"mounts=ro-host+private-tmp+own-proc", "no-caps", "ipc,uts=own-namespaces", "unix=sandbox-only", "pidns"} {
+		require.Contains(t, iso, layer, "this test needs every layer")
+	}
+	assert.Equal(t, report.Standard, rep.Class, "%v", rep.ClassReasons)
+	for _, what := range waysOut {
+		line := w.outcome(t, what)
+		assert.NotContains(t, line, "succeeded", "a way out held open")
+	}
+	heard := w.tl.all()
+	t.Logf("the server's outcomes:\n%s", heard)
+	assert.NotContains(t, heard, w.sock.secret, "the host socket's secret reached the server")
+	assert.NotContains(t, heard, w.secret, "the host SysV segment's secret reached the server")
+	for _, kv := range strings.Split(w.harness, "\x00") {
+		if len(kv) > 12 && strings.Contains(kv, "=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") &&
+			!strings.HasPrefix(kv, "LANG=") && !strings.HasPrefix(kv, "TERM=") && !strings.HasPrefix(kv, "USER=") && !strings.HasPrefix(kv, "LOGNAME=") {
+			assert.NotContains(t, heard, kv, "the harness's environment reached the server")
+		}
+	}
+	var st unix.Stat_t
+	require.NoError(t, unix.Stat(w.meta, &st))
+	assert.Equal(t, w.metaSt.Mode, st.Mode, "the host file's mode changed")
+	assert.Equal(t, w.metaSt.Uid, st.Uid, "the host file's owner changed")
+	assert.Equal(t, w.metaSt.Mtim, st.Mtim, "the host file's times changed")
+	_, err := unix.Getxattr(w.meta, "user.sealmark", nil)
+	assert.Error(t, err, "the host file got an extended attribute")
+	assert.Equal(t, w.secret, w.shm(t), "the host SysV segment was overwritten")
+	for f := range escapedTemps() {
+		assert.Fail(t, "a write landed in the host's temp directory", f)
+	}
+	for _, dir := range []string{"/tmp", "/var/tmp"} {
+		assert.Contains(t, w.outcome(t, "write "+dir), "succeeded", "a hard-coded %s path works, privately", dir)
+	}
+	r := find(probeRecords(rep, "WAYS-OUT"), observers.KindSocket, func(r observers.Record) bool {
+		return r.Data["family"] == "unix" && strings.HasSuffix(r.Data["addr"], "/host.sock")
+	})
+	require.NotNil(t, r, "the host socket's connect is not on record")
+	assert.Equal(t, "deny", r.Data["verdict"])
+}
+
+// TestWaysOutUncontained is the same server with the layers off: the ways
+// out the contained run refused open, which proves the fixture tries each
+// one. Those that need root (sethostname, a raw socket, another owner)
+// are checked as root only.
+func TestWaysOutUncontained(t *testing.T) {
+	w := newWaysSetup(t)
+	rep := w.run(t, "landlock", "seccomp", "namespaces")
+	assert.Equal(t, report.Custom, rep.Class)
+	root := os.Geteuid() == 0
+	for _, what := range []string{"harness environ", "harness cmdline", "unix socket", "chmod", "chown", "utimes", "sysv shm"} {
+		assert.Contains(t, w.outcome(t, what), "succeeded", "the uncontained server's %s", what)
+	}
+	if root {
+		// (as nobody, the harness's parent is root's: not readable anyway)
+		for _, what := range []string{"harness parent environ", "sethostname", "raw socket", "packet socket", "ptrace harness"} {
+			assert.Contains(t, w.outcome(t, what), "succeeded", "the uncontained server's %s", what)
+		}
+	}
+	heard := w.tl.all()
+	assert.Contains(t, heard, w.sock.secret)
+	assert.Contains(t, heard, w.secret)
+	assert.NotEqual(t, w.secret, w.shm(t), "the uncontained server did not overwrite the segment")
+	var st unix.Stat_t
+	require.NoError(t, unix.Stat(w.meta, &st))
+	assert.NotEqual(t, w.metaSt.Mode, st.Mode, "the uncontained server did not chmod the host file")
+	assert.NotEmpty(t, escapedTemps(), "the uncontained server's /tmp write did not land in the host's /tmp")
+}
