@@ -15,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/observers/egress"
 )
 
 // contain wraps a server's start in the containment shim: no_new_privs,
@@ -120,13 +121,13 @@ func (e *Engine) prepareMounts() {
 // now on every destination it tries is recorded, and all but the harness's
 // own ports, the declared services and the sandbox's unix sockets are
 // refused. The egress observer joins the run's observers.
-func (e *Engine) observeEgress(hand *contain.Handoff, pid int, policy func(net.Addr) bool) error {
+func (e *Engine) observeEgress(hand *contain.Handoff, pid int, policy func(net.Addr) bool) (*egress.Observer, error) {
 	if hand == nil {
-		return nil
+		return nil, nil
 	}
 	obs, err := hand.Complete(pid, policy)
 	if err != nil || obs == nil {
-		return err
+		return nil, err
 	}
 	e.mu.Lock()
 	e.startEgress = obs
@@ -135,7 +136,7 @@ func (e *Engine) observeEgress(hand *contain.Handoff, pid int, policy func(net.A
 		e.watch.egress = true
 	}
 	e.mu.Unlock()
-	return nil
+	return obs, nil
 }
 
 // releaseLifelines closes the harness's ends of the namespaces' lifelines

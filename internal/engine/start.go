@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -55,6 +56,10 @@ type PackRun struct {
 
 	seenMu sync.Mutex
 	seen   []observers.Record // what the observers saw since this start
+
+	started time.Time                 // when the server's process was started
+	hostArg []string                  // the server's absolute path arguments: kept read-only in its namespace
+	recent  func() []observers.Record // the egress observer's latest records; nil without one
 }
 
 // conn is a session with the server, over stdio or HTTP.
@@ -118,6 +123,10 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 	refused := errors.Is(context.Cause(ictx), errRefusedAtStart)
 	endWatch()
 	if err != nil {
+		if exited := pr.exitedEarly(); exited != "" {
+			pr.Close()
+			return nil, e.startError(pr, errors.New(exited))
+		}
 		pr.Close()
 		if refused {
 			return nil, e.startError(pr, fmt.Errorf("the server tried to reach the network while starting, which the sandbox refuses, "+
@@ -200,13 +209,23 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 		return nil, e.startError(pr, fmt.Errorf("server command: %v", err))
 	}
 	lspec, hand, policy := e.contain(launch.Spec{Path: path, Args: args, Env: env, Dir: dir})
+	pr.started = time.Now()
+	for _, a := range args {
+		if filepath.IsAbs(a) {
+			pr.hostArg = append(pr.hostArg, filepath.Clean(a))
+		}
+	}
 	proc, err := launch.Start(lspec)
 	if err != nil {
 		hand.Cancel()
 		return nil, e.startError(pr, fmt.Errorf("starting %s: %v", command, err))
 	}
 	e.keepCgroup(hand)
-	if err := e.observeEgress(hand, proc.Pid(), policy); err != nil {
+	obs, err := e.observeEgress(hand, proc.Pid(), policy)
+	if obs != nil {
+		pr.recent = obs.Recent
+	}
+	if err != nil {
 		proc.Kill()
 		proc.Stop(0, 0)
 		hand.Cancel()

@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sealmark/sealmark/observers"
+)
+
+// exitGrace is how long a start whose handshake failed waits for the
+// server to be seen exited: a server that crashed closes its stdout a
+// moment before it is reaped.
+const exitGrace = 300 * time.Millisecond
+
+// maxRefusedQuoted bounds how many refused operations a start failure
+// quotes (the most recent ones).
+const maxRefusedQuoted = 5
+
+// startAdvice is what to do about a server that needs something the
+// sandbox refuses.
+const startAdvice = "If the server needs these: declare a database or socket it must reach (sandbox.services, --service), " +
+	"stage the files it reads at start into the sandbox (server.files) and point its paths at {sandbox}, " +
+	"or, as the last resort, turn a layer off (--layers-off; the run becomes CUSTOM)"
+
+// exitedEarly describes a server that exited before it completed
+// initialize: how it ended, after how long, and what containment refused
+// it meanwhile, with what to do; "" when it is still running.
+func (pr *PackRun) exitedEarly() string {
+	if pr.proc == nil || !pr.proc.WaitExit(exitGrace) {
+		return ""
+	}
+	status := pr.proc.ExitStatus()
+	after := time.Since(pr.started).Round(10 * time.Millisecond)
+	var msg string
+	switch status {
+	case "exit status 125":
+		msg = fmt.Sprintf("the containment shim could not start the server (%s, after %s): the server log says which layer failed", status, after)
+	case "exit status 126", "exit status 127":
+		msg = fmt.Sprintf("the containment shim could not execute the server's program (%s, after %s)", status, after)
+	default:
+		msg = fmt.Sprintf("the server exited (%s) %s after it started, before completing initialize", status, after)
+	}
+	refused := pr.refusedAtStart()
+	if len(refused) > 0 {
+		msg += "; containment refused, while it started: " + strings.Join(refused, "; ") + ". " + startAdvice
+	} else if status == "exit status 125" {
+		msg += ". As the last resort, turn that layer off (--layers-off; the run becomes CUSTOM)"
+	}
+	return msg
+}
+
+// refusedAtStart lists, oldest first, the last operations containment
+// refused the starting server: the destinations the egress observer
+// denied, and the opens for writing outside the places a contained server
+// may write (which Landlock or the read-only host refuse).
+func (pr *PackRun) refusedAtStart() []string {
+	if pr.recent == nil {
+		return nil
+	}
+	e := pr.e
+	e.mu.Lock()
+	iso := e.rep.Sandbox.Isolation
+	e.mu.Unlock()
+	writesRefused := strings.Contains(iso, "fs=landlock") || strings.Contains(iso, "mounts=ro-host")
+	privateTmp := strings.Contains(iso, "mounts=ro-host+private-tmp")
+	var out []string
+	for _, r := range pr.recent() {
+		var line string
+		switch {
+		case r.Kind == observers.KindSocket && r.Data["verdict"] == "deny":
+			line = refusedDest(r.Data)
+		case r.Kind == observers.KindProcess && r.Data["op"] == "open-write" && writesRefused:
+			if p := r.Data["path"]; p != "" && !pr.writable(p, privateTmp) {
+				line = fmt.Sprintf("open %s (%s): refused (outside the sandbox)", p, r.Data["flags"])
+			}
+		}
+		if line != "" && !slices.Contains(out, line) {
+			out = append(out, line)
+		}
+	}
+	if len(out) > maxRefusedQuoted {
+		out = out[len(out)-maxRefusedQuoted:]
+	}
+	for i, l := range out {
+		out[i] = e.redactor.String(l)
+	}
+	return out
+}
+
+// refusedDest words a denied destination: "connect unix /run/x.sock:
+// refused (outside the sandbox)", "connect 127.0.0.1:5432: refused (not a
+// declared service)".
+func refusedDest(d map[string]string) string {
+	what := d["op"] + " "
+	switch d["family"] {
+	case "unix":
+		what += "unix " + d["addr"]
+	case "inet", "inet6":
+		what += d["addr"] + ":" + d["port"]
+		if strings.HasPrefix(d["addr"], "127.") || d["addr"] == "::1" {
+			return what + ": refused (not the harness's and not a declared service)"
+		}
+		return what + ": refused (not loopback)"
+	default:
+		what += d["family"]
+	}
+	why := d["why"]
+	if why == "" {
+		why = "refused"
+	}
+	return what + ": " + why
+}
+
+// writable reports whether a contained server may write at path: beneath
+// the sandbox, a device, or, with a private /tmp, a temp directory, but
+// never at a host path it was given as an argument (kept visible,
+// read-only).
+func (pr *PackRun) writable(path string, privateTmp bool) bool {
+	dirs := []string{"/dev"}
+	if sb := pr.e.sb; sb != nil {
+		dirs = append(dirs, sb.Top)
+	}
+	if privateTmp {
+		dirs = append(dirs, "/tmp", "/var/tmp")
+	}
+	for _, a := range pr.hostArg {
+		if within(path, a) && (pr.e.sb == nil || !within(a, pr.e.sb.Top)) {
+			return false // a host path the server was given stays read-only
+		}
+	}
+	for _, d := range dirs {
+		if within(path, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}

@@ -1,0 +1,84 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/engine"
+)
+
+// elapsed stands for the time a failed start took, which varies.
+var elapsed = regexp.MustCompile(`\) [0-9.]+m?s after it started`)
+
+// TestStartFailureSaysWhy: a server that needs a host socket and a cache
+// file outside the sandbox, and exits when containment refuses both, ends
+// as a start error that says, word for word, that it exited, with its
+// status and after how long (not "within 5s"), what containment refused
+// while it started, what to do, and the end of its log. No prefix is
+// doubled.
+func TestStartFailureSaysWhy(t *testing.T) {
+	sock := newHostSocket(t, t.TempDir())
+	cache := filepath.Join(t.TempDir(), "cache.txt")
+	require.NoError(t, os.WriteFile(cache, []byte("old\n"), 0o644))
+	cfg := fixtureConfig(t, "die-at-start")
+	cfg.Args = append(cfg.Args, "-unix-socket", sock.path, "-outside-file", cache)
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	rep := e.Run(context.Background(), engine.Hooks{})
+	iso := rep.Sandbox.Isolation
+	for _, layer := range []string{"mounts=ro-host", "unix=sandbox-only"} {
+		if !strings.Contains(iso, layer) {
+			t.Skipf("needs %s: %s", layer, iso)
+		}
+	}
+	want := "pack core: the server exited (exit status 3) {elapsed} after it started, before completing initialize; " +
+		"containment refused, while it started: connect unix " + sock.path + ": refused (outside the sandbox); " +
+		"open " + cache + " (O_WRONLY|O_CREAT|O_TRUNC): refused (outside the sandbox). " +
+		"If the server needs these: declare a database or socket it must reach (sandbox.services, --service), " +
+		"stage the files it reads at start into the sandbox (server.files) and point its paths at {sandbox}, " +
+		"or, as the last resort, turn a layer off (--layers-off; the run becomes CUSTOM)\n" +
+		"server log (last lines):\n" +
+		"starting\n" +
+		"database: dial unix " + sock.path + ": connect: permission denied\n" +
+		"cache: open " + cache + ": read-only file system\n" +
+		"fatal: cannot start\n"
+	got := elapsed.ReplaceAllString(rep.HarnessError, ") {elapsed} after it started")
+	assert.Equal(t, want, got)
+	assert.False(t, sock.reached(), "the host socket was reached")
+	b, err := os.ReadFile(cache)
+	require.NoError(t, err)
+	assert.Equal(t, "old\n", string(b), "the cache file outside the sandbox changed")
+}
+
+// TestStartFailureUncontained: the same server with the layers off reaches
+// the socket and writes the file, then exits all the same: the message
+// says it exited, and quotes nothing as refused.
+func TestStartFailureUncontained(t *testing.T) {
+	sock := newHostSocket(t, t.TempDir())
+	cache := filepath.Join(t.TempDir(), "cache.txt")
+	require.NoError(t, os.WriteFile(cache, []byte("old\n"), 0o644))
+	cfg := fixtureConfig(t, "die-at-start")
+	cfg.Args = append(cfg.Args, "-unix-socket", sock.path, "-outside-file", cache)
+	cfg.LayersOff = []string{"landlock", "seccomp", "namespaces"}
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	rep := e.Run(context.Background(), engine.Hooks{})
+	want := "pack core: the server exited (exit status 3) {elapsed} after it started, before completing initialize\n" +
+		"server log (last lines):\n" +
+		"starting\n" +
+		"database: <nil>\n" +
+		"cache: <nil>\n" +
+		"fatal: cannot start\n"
+	assert.Equal(t, want, elapsed.ReplaceAllString(rep.HarnessError, ") {elapsed} after it started"))
+	assert.True(t, sock.reached(), "the uncontained server did not reach the socket")
+	b, err := os.ReadFile(cache)
+	require.NoError(t, err)
+	assert.Equal(t, "cache\n", string(b))
+}
