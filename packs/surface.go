@@ -180,7 +180,30 @@ const HostileMarker = "sealmark-hostile:"
 var (
 	ErrNoAnswer = errors.New("no answer before the deadline")
 	ErrClosed   = errors.New("the server closed its stdout")
+	// ErrTransport is a request the transport itself failed, at once or
+	// late, without a JSON-RPC answer: an HTTP status with no JSON body
+	// (413, 502), a refused connection. It is no timeout.
+	ErrTransport = errors.New("transport error")
 )
+
+// Unanswered says, for a message, how a request that returned err went
+// unanswered: "no answer within 10s" for a timeout, and for anything else
+// what failed ("a transport error after 9ms: HTTP 413 ..."), so that a
+// refusal in milliseconds is never reported as a wait of the whole
+// timeout.
+func Unanswered(err error, wait time.Duration) string {
+	switch {
+	case err == nil:
+		return "an answer"
+	case errors.Is(err, ErrNoAnswer) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("no answer within %s", wait)
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, ErrTransport.Error()); i >= 0 {
+		msg = msg[i:] // "tools/call x: transport error ..." → from the transport's words
+	}
+	return "no answer but " + strings.TrimSpace(msg)
+}
 
 // Server is the started server as a probe reaches it.
 type Server interface {

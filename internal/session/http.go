@@ -120,12 +120,15 @@ func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.R
 	case method == "server/discover":
 		req.Header = modernHeaders(ModernVersion, method, params)
 	}
+	start := time.Now()
 	resp, err := tr.SendRequest(ctx, req)
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
 		}
-		return nil, fmt.Errorf("%s: %w", what, err)
+		// The transport failed without a JSON-RPC answer (an HTTP status
+		// with no JSON body, a refused connection): no timeout.
+		return nil, fmt.Errorf("%s: %w after %s: %w", what, packs.ErrTransport, time.Since(start).Round(time.Millisecond), err)
 	}
 	if b, err := json.Marshal(resp); err == nil {
 		h.record(b)

@@ -1,8 +1,10 @@
 package core
 
 import (
-	"github.com/sealmark/sealmark/packs"
+	"errors"
 	"time"
+
+	"github.com/sealmark/sealmark/packs"
 )
 
 var unknownMethod = packs.Probe{
@@ -16,6 +18,10 @@ var unknownMethod = packs.Probe{
 		if err != nil {
 			if !p.Server.Alive() {
 				p.Reportf("the server exited on an unknown method (%s)", p.Server.ExitStatus()).Evidencef("process", "exit: %s", p.Server.ExitStatus())
+				return
+			}
+			if errors.Is(err, packs.ErrTransport) {
+				p.Reportf("an unknown method got %s", packs.Unanswered(err, p.CallTimeout)).Evidencef("response", "%v", err)
 				return
 			}
 			p.Reportf("no answer to an unknown method within %s", p.CallTimeout).Evidencef("response", "%v", err)
@@ -60,7 +66,7 @@ var malformedInput = packs.Probe{
 			p.Reportf("the server exited after malformed input (%s)", p.Server.ExitStatus()).
 				Evidencef("process", "exit: %s", p.Server.ExitStatus())
 		case err != nil:
-			p.Reportf("the server stopped answering after %d malformed lines: %s got no answer within %s", len(lines), method, p.CallTimeout).
+			p.Reportf("the server stopped answering after %d malformed lines: %s got %s", len(lines), method, packs.Unanswered(err, p.CallTimeout)).
 				Evidencef("response", "%v", err)
 		default:
 			p.Notef("alive: %s answered %s after %d malformed lines", method, res.Brief(), len(lines))

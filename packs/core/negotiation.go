@@ -148,7 +148,7 @@ var ping = packs.Probe{
 		case err != nil && (errors.Is(err, packs.ErrClosed) || !p.Server.Alive()):
 			p.Reportf("the server exited on ping (%s)", exitOf(p)).Evidencef("process", "exit: %s", exitOf(p))
 		case err != nil:
-			p.Reportf("ping got no answer within %s", wait).Evidencef("response", "%v", err)
+			p.Reportf("ping got %s", packs.Unanswered(err, wait)).Evidencef("response", "%v", err)
 		case res.Error != nil:
 			p.Reportf("ping was answered with %s, want an empty result", oneLine(res.Brief())).Evidencef("response", "ping: %s", oneLine(res.Brief()))
 		case !emptyResult(res.Result):

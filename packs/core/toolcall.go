@@ -74,7 +74,7 @@ func callFailed(p *packs.Pass, err error, what string) bool {
 	case errors.Is(err, packs.ErrClosed) || !p.Server.Alive():
 		p.Reportf("the server exited on %s (%s)", what, exitOf(p)).Evidencef("process", "exit: %s", exitOf(p)).Severity = packs.High
 	default:
-		f := p.Reportf("%s got no answer within %s", what, p.CallTimeout)
+		f := p.Reportf("%s got %s", what, packs.Unanswered(err, p.CallTimeout))
 		f.Severity = max(p.Probe.Severity, packs.Medium)
 		f.Evidencef("response", "%v", err)
 	}

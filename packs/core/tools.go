@@ -76,7 +76,7 @@ var bogusCursor = packs.Probe{
 			p.Reportf("the server exited on tools/list with a bogus cursor (%s)", exitOf(p)).
 				Evidencef("process", "exit: %s", exitOf(p)).Severity = packs.High
 		case err != nil:
-			p.Reportf("tools/list with a bogus cursor got no answer within %s", p.CallTimeout).Evidencef("response", "%v", err)
+			p.Reportf("tools/list with a bogus cursor got %s", packs.Unanswered(err, p.CallTimeout)).Evidencef("response", "%v", err)
 		case res.Error == nil:
 			p.Reportf("tools/list with a cursor the server never issued was answered with a page, want error -32602").
 				Evidencef("response", "tools/list cursor \"sealmark-bogus-cursor\": %s", brief(res.Result))

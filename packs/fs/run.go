@@ -157,8 +157,8 @@ func (r *run) call(t Tool, fill map[string]any, what string) *packs.Response {
 		r.p.Notef("the server exited during %s (%s)", what, r.p.Server.ExitStatus())
 	case errors.Is(err, packs.ErrNoAnswer):
 		r.unanswered = append(r.unanswered, what)
-	default:
-		r.unanswered = append(r.unanswered, fmt.Sprintf("%s (%v)", what, err))
+	default: // a transport error, no timeout
+		r.unanswered = append(r.unanswered, fmt.Sprintf("%s (%s)", what, packs.Unanswered(err, r.p.CallTimeout)))
 	}
 	return nil
 }
