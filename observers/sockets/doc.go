@@ -20,7 +20,12 @@
 //
 // Each listener is reported once (by inode), as a record of Kind
 // observers.KindSocket with Data op="listen", proto, addr, port, pid, inode
-// and scope ("loopback", "all-interfaces" or "other"). Attempted outbound
+// and scope ("loopback", "all-interfaces" or "other"). The first eight TCP
+// listeners are spoken to once (Knock: GET / over loopback, in the holding
+// process's network namespace, 1 s and 2 KiB at most; a listener bound to
+// a non-loopback address alone is never contacted), and their records add
+// serves (in words), http and open (HTTP answered without asking for
+// credentials). Attempted outbound
 // connections need the seccomp layer, which this run does not have: Close
 // says so in a record with op="egress-not-observed".
 package sockets

@@ -140,7 +140,7 @@ func TestObserverLive(t *testing.T) {
 		}
 		if r.Data["port"] == strconv.Itoa(ports["tcp-all"]) {
 			want := "pid " + strconv.Itoa(pid) + " listens on 0.0.0.0:" + r.Data["port"] + " (all interfaces)"
-			if r.Summary != want || r.Data["scope"] != "all-interfaces" {
+			if !strings.HasPrefix(r.Summary, want+"; serves ") || r.Data["scope"] != "all-interfaces" {
 				t.Errorf("all-interfaces record = %+v, want summary %q", r, want)
 			}
 		}

@@ -28,6 +28,7 @@ type Observer struct {
 	mu      sync.Mutex
 	token   string // the open probe, "" when none is
 	seen    map[uint64]bool
+	knocked int // listeners spoken to (knock.go)
 	pending []observers.Record
 	lost    map[string]bool
 	closed  bool
@@ -122,7 +123,7 @@ func (o *Observer) check() {
 			return
 		}
 		o.seen[l.Inode] = true
-		o.pending = append(o.pending, o.record(observers.KindSocket, summary(l), map[string]string{
+		data := map[string]string{
 			"op":    "listen",
 			"proto": l.Proto,
 			"addr":  l.Addr,
@@ -130,7 +131,19 @@ func (o *Observer) check() {
 			"pid":   strconv.Itoa(l.PID),
 			"inode": strconv.FormatUint(l.Inode, 10),
 			"scope": l.Scope(),
-		}))
+		}
+		sum := summary(l)
+		if o.knocked < maxKnocked {
+			o.knocked++
+			sv := Knock(l) // knock.go: over loopback only, bounded
+			data["serves"] = sv.String()
+			data["http"] = strconv.FormatBool(sv.HTTP)
+			data["open"] = strconv.FormatBool(sv.HTTP && sv.Open)
+			sum += "; serves " + sv.String()
+		} else {
+			data["serves"] = fmt.Sprintf("not spoken to: more than %d listeners", maxKnocked)
+		}
+		o.pending = append(o.pending, o.record(observers.KindSocket, sum, data))
 	}
 }
 

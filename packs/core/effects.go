@@ -74,7 +74,7 @@ var noListener = packs.Probe{
 	Name:     "no-listening-socket",
 	Severity: packs.Medium,
 	CWE:      "CWE-1327",
-	Doc:      "a stdio server must not open a listening socket; one on all interfaces is worse",
+	Doc:      "a stdio server must not open a listening socket; one on all interfaces, or serving HTTP without authentication, is worse, and both together is critical (the listener is spoken to once over loopback to say what it serves)",
 	Run: func(p *packs.Pass) {
 		if !stdio(p) {
 			return // an HTTP server listens by design; http-loopback-only judges where
@@ -87,9 +87,19 @@ var noListener = packs.Probe{
 			if r.Kind != observers.KindSocket || r.Data["op"] != "listen" {
 				continue
 			}
-			f := p.Reportf("the server opened a listening socket: %s", stableSocket(p, r))
+			msg := stableSocket(p, r)
+			if serves := r.Data["serves"]; serves != "" {
+				msg += "; it serves " + serves
+			}
+			f := p.Reportf("the server opened a listening socket: %s", msg)
 			f.Evidencef("sockets", "%s", r.Summary)
-			if r.Data["scope"] == "all-interfaces" {
+			// Open to the network, or open to anyone who asks: each is
+			// worse; both is an open door.
+			all, open := r.Data["scope"] == "all-interfaces", r.Data["open"] == "true"
+			switch {
+			case all && open:
+				f.Severity = packs.Critical
+			case all || open:
 				f.Severity = packs.High
 			}
 		}
