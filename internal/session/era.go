@@ -12,10 +12,8 @@ import (
 	"github.com/sealmark/sealmark/packs"
 )
 
-// ModernVersion is the protocol version of the modern era (no initialize,
-// _meta on every request, server/discover), the one the harness asks for
-// first.
-const ModernVersion = "2026-07-28"
+// ModernVersion is the modern era's version (packs.ModernVersion).
+const ModernVersion = packs.ModernVersion
 
 // Eras, as the report records them.
 const (
@@ -23,20 +21,16 @@ const (
 	EraModern = "modern"
 )
 
-// The _meta keys of a modern request and result.
+// The _meta keys and error codes of the modern era (see packs).
 const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
-)
-
-// Modern error codes (spec 2026-07-28 basic/index).
-const (
-	CodeHeaderMismatch             = -32020
-	CodeMissingClientCapability    = -32021
-	CodeUnsupportedProtocolVersion = -32022
+	MetaProtocolVersion            = packs.MetaProtocolVersion
+	MetaClientCapabilities         = packs.MetaClientCapabilities
+	MetaClientInfo                 = packs.MetaClientInfo
+	MetaServerInfo                 = packs.MetaServerInfo
+	MetaLogLevel                   = packs.MetaLogLevel
+	CodeHeaderMismatch             = packs.CodeHeaderMismatch
+	CodeMissingClientCapability    = packs.CodeMissingClientCapability
+	CodeUnsupportedProtocolVersion = packs.CodeUnsupportedProtocolVersion
 )
 
 // DiscoverWait bounds how long a start waits for the answer to

@@ -32,12 +32,12 @@ import (
 	"github.com/sealmark/sealmark/packs"
 )
 
-// LegacyVersion is the newest protocol version of the initialize era, the
-// one the harness asks for.
-const LegacyVersion = "2025-11-25"
+// LegacyVersion is the legacy era's version (packs.LegacyVersion).
+const LegacyVersion = packs.LegacyVersion
 
-// KnownVersions are the protocol versions the specification has defined.
-var KnownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+// KnownVersions are the protocol versions the specification has defined
+// (packs.KnownVersions).
+var KnownVersions = packs.KnownVersions
 
 // ClientName and ClientVersion identify the harness in initialize.
 var (

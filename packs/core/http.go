@@ -60,7 +60,7 @@ func raw(p *packs.Pass, method, body string, extra map[string]string, host strin
 
 // initBody is an initialize request carrying the probe's token.
 func initBody(p *packs.Pass) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":"%s","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sealmark","version":"probe"}}}`, p.Token)
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":"%s","method":"initialize","params":{"protocolVersion":"`+packs.LegacyVersion+`","capabilities":{},"clientInfo":{"name":"sealmark","version":"probe"}}}`, p.Token)
 }
 
 // endSession deletes a session a probe opened, best effort.

@@ -8,8 +8,9 @@ import (
 	"github.com/sealmark/sealmark/packs"
 )
 
-// KnownVersions are the protocol versions the specification defines.
-var KnownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+// KnownVersions are the protocol versions the specification defines
+// (packs.KnownVersions).
+var KnownVersions = packs.KnownVersions
 
 var initialize = packs.Probe{
 	ID:       "CORE-INITIALIZE",

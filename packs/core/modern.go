@@ -18,11 +18,11 @@ import (
 
 // The modern era's version, _meta keys and error codes.
 const (
-	modernVersion          = "2026-07-28"
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	codeUnsupportedVersion = -32022
+	modernVersion          = packs.ModernVersion
+	metaProtocolVersion    = packs.MetaProtocolVersion
+	metaClientCapabilities = packs.MetaClientCapabilities
+	metaServerInfo         = packs.MetaServerInfo
+	codeUnsupportedVersion = packs.CodeUnsupportedProtocolVersion
 )
 
 // needModern marks the probe not applicable on a legacy server and reports
@@ -49,9 +49,9 @@ func legacyOnly(p *packs.Pass, what string) bool {
 // the keys named in drop.
 func metaJSON(version string, drop ...string) string {
 	m := map[string]any{
-		metaProtocolVersion:                  version,
-		metaClientCapabilities:               map[string]any{},
-		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "sealmark", "version": "probe"},
+		metaProtocolVersion:    version,
+		metaClientCapabilities: map[string]any{},
+		packs.MetaClientInfo:   map[string]any{"name": "sealmark", "version": "probe"},
 	}
 	for _, k := range drop {
 		delete(m, k)
@@ -281,7 +281,7 @@ var modernVersionError = packs.Probe{
 
 // removedMethods are the methods 2026-07-28 removed, with their params.
 var removedMethods = []struct{ method, members string }{
-	{"initialize", `"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sealmark","version":"probe"}`},
+	{"initialize", `"protocolVersion":"` + packs.LegacyVersion + `","capabilities":{},"clientInfo":{"name":"sealmark","version":"probe"}`},
 	{"ping", ``},
 	{"logging/setLevel", `"level":"debug"`},
 }

@@ -36,7 +36,7 @@ func headerCases(p *packs.Pass) []headerCase {
 	v := p.Surface.Init.Version
 	cases := []headerCase{
 		{"tools/list with MCP-Protocol-Version 2025-11-25 and _meta protocolVersion " + v, "tools/list", "",
-			map[string]string{"MCP-Protocol-Version": "2025-11-25", "Mcp-Method": "tools/list"}},
+			map[string]string{"MCP-Protocol-Version": packs.LegacyVersion, "Mcp-Method": "tools/list"}},
 		{"tools/list without Mcp-Method", "tools/list", "", map[string]string{"MCP-Protocol-Version": v}},
 	}
 	named := []struct{ capability, method, members, name, other string }{

@@ -218,7 +218,7 @@ var legacyInitialize = packs.Probe{
 			return
 		}
 		const id = `"sm-legacy-init"`
-		line := `{"jsonrpc":"2.0","id":` + id + `,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sealmark","version":"probe"}}}`
+		line := `{"jsonrpc":"2.0","id":` + id + `,"method":"initialize","params":{"protocolVersion":"` + packs.LegacyVersion + `","capabilities":{},"clientInfo":{"name":"sealmark","version":"probe"}}}`
 		var r *reply
 		if p.HTTP != nil {
 			// A legacy client sends neither MCP-Protocol-Version nor Mcp-Method with its initialize.

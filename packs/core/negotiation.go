@@ -15,7 +15,7 @@ import (
 
 // modern reports whether the start negotiated a protocol of the modern era
 // (2026-07-28 and later), which has no initialize, ping or logging/setLevel.
-func modern(p *packs.Pass) bool { return p.Surface.Init.Version >= "2026-07-28" }
+func modern(p *packs.Pass) bool { return p.Surface.Init.Version >= packs.ModernVersion }
 
 // unknownVersion is the protocol version no server supports.
 const unknownVersion = "1999-01-01"
