@@ -81,6 +81,15 @@ func oracle(p *packs.Pass, d *Database) *pgx.Conn {
 
 // escapes are writes wrapped to leave a read-only transaction, or to pass
 // a keyword filter; %s is the value each inserts.
+// takeRow reports whether items holds a row named value, as the harness's
+// admin connection sees it, and deletes it.
+func takeRow(p *packs.Pass, conn *pgx.Conn, value string) (bool, error) {
+	ctx, cancel := context.WithTimeout(p.Ctx, 5*time.Second)
+	defer cancel()
+	tag, err := conn.Exec(ctx, "DELETE FROM items WHERE name = $1", value)
+	return err == nil && tag.RowsAffected() > 0, err
+}
+
 var escapes = []string{
 	"COMMIT; INSERT INTO items (name) VALUES ('%s')",
 	"ROLLBACK; INSERT INTO items (name) VALUES ('%s')",
@@ -128,18 +137,12 @@ var readOnlyEscape = packs.Probe{
 					p.Inconclusive("the server exited during %s", describe(t, q))
 					return
 				}
-				var n int
-				ctx, cancel := context.WithTimeout(p.Ctx, 5*time.Second)
-				err := conn.QueryRow(ctx, "SELECT count(*) FROM items WHERE name = $1", value).Scan(&n)
-				if err == nil && n > 0 {
-					_, err = conn.Exec(ctx, "DELETE FROM items WHERE name = $1", value)
-				}
-				cancel()
+				found, err := takeRow(p, conn, value)
 				if err != nil {
 					p.Inconclusive("the harness's own connection failed: %v", err)
 					return
 				}
-				if n > 0 {
+				if found {
 					p.Reportf("%s wrote to the database through a read-only tool", describe(t, q)).
 						Evidencef("db", "the harness's admin connection found the row %s in items", value)
 				}
@@ -188,14 +191,10 @@ var roleReach = packs.Probe{
 			value := fmt.Sprintf("sealmark-%s-program", p.Token)
 			q = fmt.Sprintf("COPY items (name) FROM PROGRAM 'echo %s'", value)
 			_, _ = call(p, t, q)
-			var n int
-			ctx, cancel := context.WithTimeout(p.Ctx, 5*time.Second)
-			if conn.QueryRow(ctx, "SELECT count(*) FROM items WHERE name = $1", value).Scan(&n) == nil && n > 0 {
-				_, _ = conn.Exec(ctx, "DELETE FROM items WHERE name = $1", value)
+			if found, _ := takeRow(p, conn, value); found {
 				p.Reportf("%s ran a program on the database server (COPY ... FROM PROGRAM), beyond the role {dsn} names", describe(t, q)).
 					Evidencef("db", "the harness's admin connection found the program's output %s in items", value)
 			}
-			cancel()
 		}
 	},
 }
