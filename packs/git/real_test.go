@@ -98,8 +98,8 @@ func TestRealServers(t *testing.T) {
 				`git-checkout(directory="{sandbox}/hostile") ran sm-canary through core.fsmonitor, filter.sealmark.clean, hooks/post-checkout`,
 			},
 			"GIT-URL-CREDENTIALS": {
-				`git-remote-add(url="http://sealmark:{password}@127.0.0.1:{port}/sealmark-{token}.git") repeated the URL's password in its answer`,
-				`git-remote-set-url(url="http://sealmark:{password}@127.0.0.1:{port}/sealmark-{token}.git") repeated the URL's password in its answer`,
+				`git-remote-add(url="http://sealmark:<redacted>@127.0.0.1:{port}/sealmark-{token}.git") repeated the URL's password in its answer`,
+				`git-remote-set-url(url="http://sealmark:<redacted>@127.0.0.1:{port}/sealmark-{token}.git") repeated the URL's password in its answer`,
 				`wrote the URL's password to its log`,
 			},
 		})

@@ -47,7 +47,7 @@ var urlCredentials = packs.Probe{
 			}
 			args := r.args(t, fill)
 			desc := r.describe(t, args, t.URL)
-			desc = strings.NewReplacer(pw, "{password}", "127.0.0.1:"+port, "127.0.0.1:{port}").Replace(desc)
+			desc = strings.NewReplacer(pw, "<redacted>", "127.0.0.1:"+port, "127.0.0.1:{port}").Replace(desc) // as the report masks a URL's password
 			res := r.call(t, args, desc)
 			if res != nil && bytes.Contains(body(res), []byte(pw)) {
 				p.Reportf("%s repeated the URL's password in its answer", desc).

@@ -25,6 +25,16 @@ var twins = []struct {
 		"GIT-CREATE-OUTSIDE": {`git_init(repo_path="{sandbox}-evil/sealmark-`},
 		"GIT-REMOTE-READ":    {`git_clone(url="{sandbox}-evil/repo", destination="{sandbox}/sealmark-`},
 	}},
+	{"no-clean", map[string][]string{
+		"GIT-REPO-TRAVERSAL": {
+			`git_log(repo_path="{sandbox}/../canary/repo") returned the canary of canary/repo`,
+			`git_status(repo_path="../canary/repo") returned the canary of canary/repo`,
+			`git_show(repo_path="{sandbox}/repo/../../canary/repo") returned the canary of canary/repo`,
+		},
+		"GIT-WORKDIR-ESCAPE": {`git_log() after git_set_working_dir(path="../canary/repo") returned the canary of canary/repo`},
+		"GIT-CREATE-OUTSIDE": {`git_init(repo_path="{sandbox}/../sealmark-`},
+		"GIT-REMOTE-READ":    {`git_clone(url="{sandbox}/../canary/remote.git", destination="{sandbox}/sealmark-`},
+	}},
 	{"dest-unchecked", map[string][]string{
 		"GIT-CREATE-OUTSIDE": {
 			`git_init(repo_path="{sandbox_top}/canary/sealmark-`,
@@ -67,7 +77,10 @@ var twins = []struct {
 		"GIT-REPO-CONFIG-WRITE": {`git_checkout(repo_path="{sandbox}/hostile") ran sm-canary through core.fsmonitor, hooks/post-checkout`},
 	}},
 	{"echo-credentials", map[string][]string{
-		"GIT-URL-CREDENTIALS": {`git_clone(url="http://sealmark:{password}@127.0.0.1:{port}/sealmark-{token}.git") repeated the URL's password in its answer`},
+		"GIT-URL-CREDENTIALS": {
+			`git_clone(url="http://sealmark:<redacted>@127.0.0.1:{port}/sealmark-{token}.git") repeated the URL's password in its answer`,
+			`git_clone(url="http://sealmark:<redacted>@127.0.0.1:{port}/sealmark-{token}.git") wrote the URL's password to its log`,
+		},
 	}},
 	{"follow-links", map[string][]string{
 		"GIT-REPO-LINK": {

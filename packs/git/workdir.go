@@ -33,7 +33,8 @@ var workdirEscape = packs.Probe{
 			}
 		}
 		for _, s := range setters {
-			if r.dead || !r.workdirControl(s, later) {
+			judged, ok := r.workdirControl(s, later)
+			if r.dead || !ok {
 				continue
 			}
 			for _, tmpl := range workdirPlaces {
@@ -47,18 +48,24 @@ var workdirEscape = packs.Probe{
 				if res.Refused() {
 					continue
 				}
-				for _, t := range later {
+				for _, t := range judged {
 					largs := r.laterArgs(t)
 					ldesc := fmt.Sprintf("%s after %s", r.describe(t, largs), desc)
 					if lres := r.call(t, largs, ldesc); lres != nil {
 						r.judgeRead(t, lres, largs, ldesc)
 					}
 				}
+				r.resetWorkdir(s) // the next relative form starts from the root
 			}
-			r.call(s, r.args(s, map[string]any{s.Dest: r.sb.Root}), "restoring the working directory")
 		}
 		r.finish()
 	},
+}
+
+// resetWorkdir sets the working directory back to the root, where the
+// server started.
+func (r *run) resetWorkdir(s Tool) {
+	r.call(s, r.args(s, map[string]any{s.Dest: r.sb.Root}), "restoring the working directory")
 }
 
 // laterArgs are a read tool's arguments without its repository, so it
@@ -70,20 +77,24 @@ func (r *run) laterArgs(t Tool) map[string]any {
 }
 
 // workdirControl sets the working directory to root/repo: the tool must
-// accept it, and every later tool must then answer without error.
-func (r *run) workdirControl(s Tool, later []Tool) bool {
+// accept it. It returns the later tools that then answer without error
+// there: only their later calls are judged.
+func (r *run) workdirControl(s Tool, later []Tool) ([]Tool, bool) {
 	args := r.args(s, map[string]any{s.Dest: r.gs.Repo})
 	desc := r.describe(s, args, s.Dest)
 	if !r.control(s, r.call(s, args, "control "+desc), desc, true) {
-		return false
+		return nil, false
 	}
+	var judged []Tool
 	for _, t := range later {
 		largs := r.laterArgs(t)
 		ldesc := r.describe(t, largs) + " after " + desc
 		if res := r.call(t, largs, "control "+ldesc); res == nil || res.Refused() {
-			r.p.Notef("control: %s did not succeed (%s): later calls are not judged", ldesc, res.Brief())
-			return true
+			r.p.Notef("control: %s did not succeed (%s): its later calls are not judged", ldesc, res.Brief())
+			continue
 		}
+		judged = append(judged, t)
 	}
-	return true
+	r.resetWorkdir(s)
+	return judged, true
 }
