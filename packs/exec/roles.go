@@ -44,7 +44,11 @@ var (
 	// sessionNames are required arguments the pack cannot fill: a tool that
 	// needs a running session or process is not probed on its own.
 	sessionNames = []string{"pid", "sessionid", "session", "processid", "terminalid", "terminal", "shellid", "id"}
-	terminalWord = []string{"terminal", "shell", "console", "tty", "repl", "exec", "execute", "run", "command", "process", "bash", "sh"}
+	// terminalWords in a tool's name make its input text a command line.
+	terminalWords = []string{"terminal", "shell", "console", "tty", "pty", "repl", "exec", "execute", "command", "bash", "sh", "zsh", "powershell"}
+	// runWords in a tool's name make its script argument a command line
+	// (run_script), where alone it may be JavaScript to evaluate.
+	runWords = append([]string{"run", "script", "cmd"}, terminalWords...)
 )
 
 // property is one property of an input schema, as far as roles care.
@@ -145,7 +149,10 @@ func Tools(s *packs.Surface, hints []Hint) []Tool {
 			continue
 		}
 		et.Command = pick(props, "string", commandNames)
-		if et.Command == "" && terminalTool(t.Name) {
+		if normalize(et.Command) == "script" && !nameHas(t.Name, runWords) {
+			et.Command = "" // a script to evaluate (JavaScript in a page), not a command line
+		}
+		if et.Command == "" && nameHas(t.Name, terminalWords) {
 			et.Command = pick(props, "string", inputNames)
 		}
 		if et.Command == "" || needsSession(props, required) {
@@ -177,14 +184,24 @@ func complete(et Tool, props []property) Tool {
 	return et
 }
 
-func terminalTool(name string) bool {
-	n := strings.ToLower(name)
-	for _, w := range terminalWord {
-		if strings.Contains(n, w) {
-			return true
+// nameHas reports whether a word of the tool's name (split at _ - .
+// spaces and camelCase) is one of words.
+func nameHas(name string, of []string) bool {
+	var words []string
+	var cur []rune
+	rs := []rune(name)
+	for i, r := range rs {
+		boundary := r == '_' || r == '-' || r == '.' || unicode.IsSpace(r)
+		if boundary || unicode.IsUpper(r) && i > 0 && unicode.IsLower(rs[i-1]) {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+		if !boundary {
+			cur = append(cur, r)
 		}
 	}
-	return false
+	words = append(words, strings.ToLower(string(cur)))
+	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(of, w) })
 }
 
 func needsSession(props []property, required map[string]bool) bool {
