@@ -27,6 +27,7 @@ type Cgroup struct {
 	once    sync.Once
 	killed  []int
 	removed error
+	undo    func() // drops the signal-path removal registered at creation
 }
 
 // Path returns the leaf's directory, "" for a nil Cgroup.
@@ -72,6 +73,9 @@ func (c *Cgroup) Remove() ([]int, error) {
 		c.killed, c.removed = removeCgroup(c.path, time.Now().Add(cgroupWait))
 		if c.dir != nil {
 			c.dir.Close()
+		}
+		if c.undo != nil {
+			c.undo()
 		}
 	})
 	return c.killed, c.removed

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sealmark/sealmark/internal/cleanup"
 )
 
 // cgroupMounts are where a cgroup v2 hierarchy is looked for: the whole of
@@ -113,7 +115,11 @@ func newCgroup(l cgroupLimits) (*Cgroup, error) {
 		return nil, err
 	}
 	c := &Cgroup{path: path}
+	// From the moment it exists: a Ctrl-C at any point after (cleanup.Run
+	// on the signal path) kills and removes it, not the next run's sweep.
+	c.undo = cleanup.Add(func() { _, _ = c.Remove() })
 	if c.dir, err = os.Open(path); err != nil {
+		c.undo()
 		_ = unix.Rmdir(path)
 		return nil, err
 	}

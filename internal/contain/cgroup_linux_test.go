@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/launch"
 )
@@ -312,4 +313,19 @@ func hostPid(pids []int, nspid int) int {
 		}
 	}
 	return 0
+}
+
+// TestCgroupLeafGoesOnTheSignalPath: a leaf is registered for removal the
+// moment it exists, so a Ctrl-C (which runs cleanup.Run before exiting)
+// at any point after, even before the server starts, leaves no leaf
+// behind; the next run's sweep is only for a SIGKILLed harness.
+func TestCgroupLeafGoesOnTheSignalPath(t *testing.T) {
+	needLayer(t, "cgroup")
+	_, hand, err := contain.WrapEgress(launch.Spec{Path: "/bin/true"}, contain.Options{Cgroup: true})
+	require.NoError(t, err)
+	leaf := hand.Cgroup().Path()
+	require.DirExists(t, leaf)
+	cleanup.Run() // what the signal path runs
+	assert.NoDirExists(t, leaf, "the leaf outlived an interrupted run")
+	hand.Cancel()
 }

@@ -30,6 +30,16 @@ type owner struct {
 	Run   string // 16 hex digits, or "" for a run without a marker
 }
 
+// Release marks a sandbox the user keeps (--keep-sandbox) as no run's:
+// its owner file goes, so a later run's SweepStale leaves the directory
+// alone although the harness that made it has ended.
+func Release(top string) error {
+	if err := os.Remove(filepath.Join(top, OwnerFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("contain: releasing %s: %w", top, err)
+	}
+	return nil
+}
+
 // WriteOwner records in top (a sandbox's top directory) that the calling
 // process owns it, under the run marker ("SEALMARK_RUN=<16 hex>", the bare
 // 16 hex digits, or "" for a run without one). Call it right after the

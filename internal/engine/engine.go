@@ -369,6 +369,12 @@ func (e *Engine) removeSandbox() error {
 			errs = append(errs, fmt.Sprintf("%s: %v", e.sb.Top, err))
 		}
 	}
+	if e.sb != nil && e.cfg.KeepSandbox {
+		// kept for the user: the next run's stale sweep must not take it
+		if err := contain.Release(e.sb.Top); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
 	if e.workdir != "" && e.sb == nil {
 		if err := os.RemoveAll(e.workdir); err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", e.workdir, err))

@@ -29,7 +29,13 @@ type hostSocket struct {
 
 func newHostSocket(t *testing.T, dir string) *hostSocket {
 	h := &hostSocket{path: filepath.Join(dir, "host.sock"), secret: "host-socket-secret-" + filepath.Base(t.TempDir()), arrived: make(chan struct{}, 1)}
-	ln, err := net.Listen("unix", h.path)
+	h.serve(t, "unix", h.path)
+	return h
+}
+
+// serve listens on addr and answers every connection with the secret.
+func (h *hostSocket) serve(t *testing.T, network, addr string) {
+	ln, err := net.Listen(network, addr)
 	require.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
 	go func() {
@@ -47,7 +53,6 @@ func newHostSocket(t *testing.T, dir string) *hostSocket {
 			}
 		}
 	}()
-	return h
 }
 
 func (h *hostSocket) reached() bool {

@@ -21,7 +21,7 @@ import (
 // -ways), each with the outcome line's name.
 var waysOut = []string{
 	"harness environ", "harness cmdline", "harness parent environ", "ptrace harness",
-	"unix socket", "chmod", "chown", "utimes", "setxattr", "sysv shm", "sethostname",
+	"unix socket", "abstract socket", "chmod", "chown", "utimes", "setxattr", "sysv shm", "sethostname",
 	"raw socket", "packet socket", "io_uring",
 }
 
@@ -30,6 +30,7 @@ var waysOut = []string{
 // holding a secret, and the teller that hears every outcome.
 type waysSetup struct {
 	sock    *hostSocket
+	abs     *hostSocket // an abstract one: private to a network namespace
 	tl      *teller
 	meta    string
 	metaSt  unix.Stat_t
@@ -39,7 +40,7 @@ type waysSetup struct {
 }
 
 func newWaysSetup(t *testing.T) *waysSetup {
-	w := &waysSetup{sock: newHostSocket(t, t.TempDir()), tl: newTeller(t)}
+	w := &waysSetup{sock: newHostSocket(t, t.TempDir()), abs: newAbstractSocket(t), tl: newTeller(t)}
 	w.meta = filepath.Join(t.TempDir(), "meta.txt")
 	require.NoError(t, os.WriteFile(w.meta, []byte("host file\n"), 0o600))
 	require.NoError(t, unix.Stat(w.meta, &w.metaSt))
@@ -70,7 +71,7 @@ func (w *waysSetup) run(t *testing.T, off ...string) *report.Report {
 	return waysRun(t, func(c *engine.Config) { c.Services, c.LayersOff = []string{"tcp:" + w.tl.addr}, off },
 		// The paths as arguments of their own: a server's path arguments
 		// stay visible (read-only) although they are under the host's /tmp.
-		"-ways", "-tell="+w.tl.addr, "-unix-socket", w.sock.path, "-outside-meta", w.meta,
+		"-ways", "-tell="+w.tl.addr, "-unix-socket", w.sock.path, "-abstract", w.abs.path[1:], "-outside-meta", w.meta,
 		fmt.Sprintf("-shm-id=%d", w.shmID), fmt.Sprintf("-signal-pid=%d", os.Getpid()))
 }
 
@@ -128,6 +129,8 @@ func TestWaysOutContained(t *testing.T) {
 	heard := w.tl.all()
 	t.Logf("the server's outcomes:\n%s", heard)
 	assert.NotContains(t, heard, w.sock.secret, "the host socket's secret reached the server")
+	assert.NotContains(t, heard, w.abs.secret, "the host abstract socket's secret reached the server")
+	assert.False(t, w.abs.reached(), "the host abstract socket was reached")
 	assert.NotContains(t, heard, w.secret, "the host SysV segment's secret reached the server")
 	for _, kv := range strings.Split(w.harness, "\x00") {
 		if len(kv) > 12 && strings.Contains(kv, "=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") &&
@@ -165,7 +168,7 @@ func TestWaysOutUncontained(t *testing.T) {
 	rep := w.run(t, "landlock", "seccomp", "namespaces")
 	assert.Equal(t, report.Custom, rep.Class)
 	root := os.Geteuid() == 0
-	for _, what := range []string{"harness environ", "harness cmdline", "unix socket", "chmod", "chown", "utimes", "sysv shm"} {
+	for _, what := range []string{"harness environ", "harness cmdline", "unix socket", "abstract socket", "chmod", "chown", "utimes", "sysv shm"} {
 		assert.Contains(t, w.outcome(t, what), "succeeded", "the uncontained server's %s", what)
 	}
 	if root {
@@ -176,10 +179,20 @@ func TestWaysOutUncontained(t *testing.T) {
 	}
 	heard := w.tl.all()
 	assert.Contains(t, heard, w.sock.secret)
+	assert.Contains(t, heard, w.abs.secret)
 	assert.Contains(t, heard, w.secret)
 	assert.NotEqual(t, w.secret, w.shm(t), "the uncontained server did not overwrite the segment")
 	var st unix.Stat_t
 	require.NoError(t, unix.Stat(w.meta, &st))
 	assert.NotEqual(t, w.metaSt.Mode, st.Mode, "the uncontained server did not chmod the host file")
 	assert.NotEmpty(t, escapedTemps(), "the uncontained server's /tmp write did not land in the host's /tmp")
+}
+
+// newAbstractSocket listens on an abstract unix socket ("@sealmark-...")
+// in the harness's network namespace.
+func newAbstractSocket(t *testing.T) *hostSocket {
+	name := "@sealmark-abstract-" + filepath.Base(t.TempDir())
+	h := &hostSocket{path: name, secret: "abstract-secret-" + filepath.Base(t.TempDir()), arrived: make(chan struct{}, 1)}
+	h.serve(t, "unix", name)
+	return h
 }
