@@ -213,8 +213,9 @@ func (c *Config) catalog() []packs.Pack {
 	cat := All
 	if c.Catalog != nil {
 		cat = c.Catalog
+	} else {
+		cat = c.dbCatalog(cat) // a catalog of the caller's is theirs
 	}
-	cat = c.dbCatalog(cat)
 	if len(c.fsHints) == 0 {
 		return cat
 	}
