@@ -45,21 +45,21 @@ func baselineCmd(args []string, stdout, stderr io.Writer) int {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			set, _ := baselineFlags(stderr)
 			set.Usage()
-			return 0
+			return report.ExitClean
 		}
 		got := "nothing"
 		if len(args) > 0 {
 			got = fmt.Sprintf("%q", args[0])
 		}
 		fmt.Fprintf(stderr, "sealmark baseline: want the subcommand write, got %s\nusage: sealmark baseline write [--out FILE] [--force] [--justification REASON] REPORT.json\n", got)
-		return 2
+		return report.ExitUsage
 	}
 	set, o := baselineFlags(stderr)
 	if err := set.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return report.ExitClean
 		}
-		return 2
+		return report.ExitUsage
 	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "sealmark baseline write: "+format+"\n", a...)
@@ -108,5 +108,5 @@ func baselineCmd(args []string, stdout, stderr io.Writer) int {
 	if missing > 0 {
 		fmt.Fprintf(stdout, "%d entries have no justification yet: write in why each finding is accepted; --baseline refuses an entry without one\n", missing)
 	}
-	return 0
+	return report.ExitClean
 }

@@ -34,43 +34,43 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 	set, failOn := diffFlags(stderr)
 	if err := set.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return report.ExitClean
 		}
-		return 2
+		return report.ExitUsage
 	}
 	sev, err := packs.ParseSeverity(*failOn)
 	if err != nil || sev == packs.Info {
 		fmt.Fprintf(stderr, "sealmark diff: --fail-on: want low, medium, high or critical, got %q\n", *failOn)
-		return 2
+		return report.ExitUsage
 	}
 	if set.NArg() != 2 {
 		fmt.Fprintln(stderr, "usage: sealmark diff [--fail-on SEVERITY] OLD.json NEW.json")
-		return 2
+		return report.ExitUsage
 	}
 	var reps [2]*report.Report
 	for i, path := range set.Args() {
 		f, err := os.Open(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "sealmark diff: %v\n", err)
-			return 3
+			return report.ExitHarness
 		}
 		reps[i], err = report.ReadJSON(f)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "sealmark diff: %s: %v\n", path, err)
-			return 3
+			return report.ExitHarness
 		}
 	}
 	d := report.Diff(reps[0], reps[1])
 	if err := report.WriteDiff(stdout, d); err != nil {
 		fmt.Fprintf(stderr, "sealmark diff: %v\n", err)
-		return 3
+		return report.ExitHarness
 	}
 	if d.RegressedAt(sev) {
-		return 1
+		return report.ExitFindings
 	}
 	if d.Regressed() {
 		fmt.Fprintf(stdout, "nothing new at or above --fail-on %s\n", sev)
 	}
-	return 0
+	return report.ExitClean
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/netguard"
 	"github.com/sealmark/sealmark/internal/redact"
@@ -90,9 +91,9 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	set, f := doctorFlags(stderr)
 	if err := set.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return report.ExitClean
 		}
-		return 2
+		return report.ExitUsage
 	}
 	d := &doctor{w: stdout, mask: redact.New()}
 	caller := os.Environ()
@@ -131,9 +132,9 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\nsealmark doctor: %d failed, %d warnings\n", d.failed, d.warned)
 	if d.failed > 0 {
-		return 2
+		return report.ExitUsage
 	}
-	return 0
+	return report.ExitClean
 }
 
 // runnable reports what run would refuse in resolved settings: missing
@@ -417,19 +418,9 @@ func (d *doctor) isolation(off []string, maxMiB int) {
 }
 
 // layersOff narrows what the machine offers to what a run with the layers
-// off gets, with the off-switches the engine gives contain.Options.
+// off gets: the engine's own mapping (engine.Isolation).
 func layersOff(i contain.Isolation, off []string, maxMiB int) contain.Isolation {
-	on := func(layer string) bool { return !slices.Contains(off, layer) }
-	o := contain.Options{SandboxTop: filepath.Join(os.TempDir(), "sandbox"), Landlock: on("landlock"),
-		Egress: on("seccomp"), Cgroup: on("cgroup"), NetNS: on("namespaces")}
-	if on("fsize") {
-		o.MaxFileBytes = 2 * int64(maxMiB) << 20
-	}
-	i = i.For(o)
-	if !on("fsize") && !i.FileSize.Applied && i.FileSize.Why == "no limit set" {
-		i.FileSize = contain.Layer{Name: i.FileSize.Name, Why: "off by config"}
-	}
-	return i
+	return engine.Isolation(i, off, maxMiB)
 }
 
 // sandboxMiB is sandbox.max_mib of res, or its default when res is nil.

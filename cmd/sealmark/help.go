@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/report"
 )
 
 // command is one subcommand as help lists it.
@@ -86,18 +87,18 @@ func wrap(text string, width int) []string {
 func helpCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		writeUsage(stdout)
-		return 0
+		return report.ExitClean
 	}
 	if len(args) > 1 {
 		fmt.Fprintf(stderr, "sealmark help: want one topic, got %d: %s\n", len(args), strings.Join(args, " "))
-		return 2
+		return report.ExitUsage
 	}
 	if args[0] == "config" {
 		if err := config.WriteReference(stdout); err != nil {
 			fmt.Fprintf(stderr, "sealmark help: %v\n", err)
-			return 3
+			return report.ExitHarness
 		}
-		return 0
+		return report.ExitClean
 	}
 	for _, c := range commands {
 		if c.name != args[0] {
@@ -105,15 +106,15 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if c.flags == nil {
 			fmt.Fprintf(stdout, "sealmark %s: %s\n", c.name, c.summary)
-			return 0
+			return report.ExitClean
 		}
 		c.flags(stdout).Usage()
-		return 0
+		return report.ExitClean
 	}
 	var topics []string
 	for _, c := range commands {
 		topics = append(topics, c.name)
 	}
 	fmt.Fprintf(stderr, "sealmark help: unknown topic %q: want config or one of %s\n", args[0], strings.Join(topics, ", "))
-	return 2
+	return report.ExitUsage
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/redact"
+	"github.com/sealmark/sealmark/internal/report"
 )
 
 // interactive reports whether init may ask questions: stdin is a terminal.
@@ -62,9 +63,9 @@ func initCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	set, o := initFlags(stderr)
 	if err := set.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return report.ExitClean
 		}
-		return 2
+		return report.ExitUsage
 	}
 	yes, force, out, envs := o.yes, o.force, o.out, o.envs
 	fail := func(code int, format string, a ...any) int {
@@ -136,7 +137,7 @@ func initCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(3, "%v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s for %s; check it with: sealmark doctor --config %s\n", out, commentText(draft.command), out)
-	return 0
+	return report.ExitClean
 }
 
 // writeNew writes data to path, refusing an existing file unless force.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
 )
 
@@ -40,7 +41,7 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		writeUsage(stderr)
-		return 2
+		return report.ExitUsage
 	}
 	switch args[0] {
 	case "run":
@@ -55,14 +56,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return baselineCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "sealmark %s\n", version)
-		return 0
+		return report.ExitClean
 	case "help":
 		return helpCmd(args[1:], stdout, stderr)
 	case "-h", "--help":
 		writeUsage(stdout)
-		return 0
+		return report.ExitClean
 	}
 	fmt.Fprintf(stderr, "sealmark: unknown command %q\n", args[0])
 	writeUsage(stderr)
-	return 2
+	return report.ExitUsage
 }

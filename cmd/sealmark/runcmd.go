@@ -98,14 +98,14 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, f := newRunFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return report.ExitClean
 		}
-		return 2
+		return report.ExitUsage
 	}
 	rest := fs.Args()
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "sealmark run: "+format+"\n", a...)
-		return 2
+		return report.ExitUsage
 	}
 	if f.fixtureKind != "" || f.into != "" {
 		return writeFixture(f, stdout, stderr)
@@ -117,7 +117,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		self, err := os.Executable()
 		if err != nil {
 			fmt.Fprintf(stderr, "sealmark run: finding the sealmark binary for --example: %v\n", err)
-			return 3
+			return report.ExitHarness
 		}
 		rest = []string{self, fixture.Verb, "-flaws=echo-canary", "-name=example-notes"}
 	}
@@ -128,9 +128,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.explain {
 		if err := res.Explain(stdout); err != nil {
 			fmt.Fprintf(stderr, "sealmark run: %v\n", err)
-			return 3
+			return report.ExitHarness
 		}
-		return 0
+		return report.ExitClean
 	}
 	if err := preflight(res); err != nil {
 		return usageErr("%v", err)
@@ -176,7 +176,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if err := writeFile(out.path, rep, out.write); err != nil {
 			fmt.Fprintf(stderr, "sealmark run: %s: %v\n", out.flag, err)
-			return 3
+			return report.ExitHarness
 		}
 	}
 	if sig, ok := caught.Load().(os.Signal); ok {
@@ -278,17 +278,17 @@ func isTerminal(f *os.File) bool {
 func writeFixture(f *runFlags, stdout, stderr io.Writer) int {
 	if f.fixtureKind == "" || f.into == "" {
 		fmt.Fprintln(stderr, "sealmark run: --fixture KIND and --into DIR go together")
-		return 2
+		return report.ExitUsage
 	}
 	if f.fixtureKind != "fs" && f.fixtureKind != "git" {
 		fmt.Fprintf(stderr, "sealmark run: --fixture %q: want fs or git\n", f.fixtureKind)
-		return 2
+		return report.ExitUsage
 	}
 	sb, err := sandbox.WriteFixture(f.into, f.fixtureKind)
 	if err != nil {
 		fmt.Fprintf(stderr, "sealmark run: --fixture: %v\n", err)
-		return 3
+		return report.ExitHarness
 	}
 	fmt.Fprintf(stdout, "wrote the %s fixture layout to %s (see %s/SEALMARK-FIXTURE.txt); point your server at %s\n", f.fixtureKind, sb.Top, sb.Top, sb.Root)
-	return 0
+	return report.ExitClean
 }

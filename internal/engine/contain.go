@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/contain"
@@ -32,9 +31,8 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 	if e.sb == nil {
 		return spec, nil, nil
 	}
-	on := func(layer string) bool { return !slices.Contains(e.cfg.LayersOff, layer) }
-	o := contain.Options{SandboxTop: e.sb.Top, SandboxTmp: e.sb.Tmp, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"),
-		NetNS: on("namespaces")}
+	o := layerOptions(e.cfg.LayersOff, e.cfg.MaxMiB, e.sb.Top)
+	o.SandboxTmp = e.sb.Tmp
 	for _, sv := range e.cfg.Services {
 		if s, err := contain.ParseService(sv); err == nil { // Validate said so
 			o.Services = append(o.Services, s)
@@ -47,9 +45,6 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 			o.Reverse = []int{p}
 			o.AllowPorts = append(o.AllowPorts, p)
 		}
-	}
-	if on("fsize") {
-		o.MaxFileBytes = 2 * int64(e.cfg.MaxMiB) << 20
 	}
 	if o.NetNS {
 		if r, w, err := os.Pipe(); err == nil {
@@ -86,11 +81,7 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 		e.rep.Sandbox.Isolation = "procs=pgid; not contained: " + err.Error() + observed
 		return spec, nil, nil
 	}
-	line := contain.Probe().For(o).Line()
-	if !on("fsize") {
-		line = strings.ReplaceAll(line, "rlimit-fsize: no limit set", "rlimit-fsize: off by config")
-	}
-	e.rep.Sandbox.Isolation = line + observed
+	e.rep.Sandbox.Isolation = IsolationFor(contain.Probe(), o, e.cfg.LayersOff).Line() + observed
 	return wrapped, hand, o.Policy()
 }
 
@@ -204,4 +195,34 @@ func (e *Engine) urlPort() int {
 	}
 	p, _ := strconv.Atoi(cmp.Or(u.Port(), map[string]string{"http": "80", "https": "443"}[u.Scheme]))
 	return p
+}
+
+// layerOptions is the one mapping of the containment layers (Layers) onto
+// contain.Options: each layer on unless off names it, the per-file size
+// cap twice sandbox.max_mib. The engine starts servers with it; doctor
+// shows what it gives.
+func layerOptions(off []string, maxMiB int, top string) contain.Options {
+	on := func(layer string) bool { return !slices.Contains(off, layer) }
+	o := contain.Options{SandboxTop: top, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"), NetNS: on("namespaces")}
+	if on("fsize") {
+		o.MaxFileBytes = 2 * int64(maxMiB) << 20
+	}
+	return o
+}
+
+// IsolationFor narrows what the machine offers (i, from contain.Probe) to
+// what a run with the layers off gets under o, saying "off by config" for
+// the file size cap it turned off.
+func IsolationFor(i contain.Isolation, o contain.Options, off []string) contain.Isolation {
+	i = i.For(o)
+	if slices.Contains(off, "fsize") && !i.FileSize.Applied && i.FileSize.Why == "no limit set" {
+		i.FileSize = contain.Layer{Name: i.FileSize.Name, Why: "off by config"}
+	}
+	return i
+}
+
+// Isolation is the containment a run with the layers off gets on a
+// machine that offers i (what doctor shows).
+func Isolation(i contain.Isolation, off []string, maxMiB int) contain.Isolation {
+	return IsolationFor(i, layerOptions(off, maxMiB, filepath.Join(os.TempDir(), "sandbox")), off)
 }
