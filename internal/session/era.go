@@ -155,9 +155,12 @@ type answer struct {
 
 // negotiate finds the server's era and completes its handshake. It sends
 // server/discover with a modern _meta; a modern answer ends it there (set
-// is called with ModernVersion before it returns). Any other answer, or
-// none within DiscoverWait, starts the legacy handshake with version;
-// the discover answer is still awaited beside it, and a modern one wins.
+// is called with ModernVersion before it returns). Any other answer
+// starts the legacy handshake with version. With no answer within
+// DiscoverWait, a ping tells a server still starting (no answer to either:
+// the discover is awaited) from one that ignores the discover (it answers
+// the ping: the legacy handshake goes out, the discover answer still
+// awaited beside it, and a modern one wins).
 func negotiate(ctx context.Context, s requester, set func(version string), version string) (packs.Init, error) {
 	dctx, dcancel := context.WithCancel(ctx)
 	defer dcancel()
@@ -170,10 +173,7 @@ func negotiate(ctx context.Context, s requester, set func(version string), versi
 		set(ModernVersion)
 		return modernInit(a.resp), nil
 	}
-	timer := time.NewTimer(DiscoverWait)
-	defer timer.Stop()
-	select {
-	case a := <-disc:
+	decide := func(a answer) (packs.Init, error) {
 		if a.err == nil && classify(a.resp) {
 			return modern(a)
 		}
@@ -181,7 +181,46 @@ func negotiate(ctx context.Context, s requester, set func(version string), versi
 			return packs.Init{Requested: ModernVersion}, fmt.Errorf("server/discover: %w", a.err)
 		}
 		return initialize(ctx, s, version)
+	}
+	timer := time.NewTimer(DiscoverWait)
+	defer timer.Stop()
+	select {
+	case a := <-disc:
+		return decide(a)
 	case <-timer.C:
+	case <-ctx.Done():
+		return packs.Init{Requested: version}, fmt.Errorf("server/discover: %w", ctx.Err())
+	}
+	// No answer yet. Is the server reading its input? A ping sent after
+	// the discover is answered after it by a server that reads in order,
+	// so a server still starting (one that connects to a database first)
+	// answers neither and the discover is awaited, however long the start
+	// takes: initialize never goes out to a server that has not yet read
+	// the discover, which a dual-era server would answer too and settle
+	// into the legacy protocol. Only a server that answers the ping (with
+	// anything) and not the discover, within another DiscoverWait, gets
+	// the legacy handshake, beside the discover still pending.
+	alive := make(chan answer, 1)
+	go func() {
+		resp, err := s.Request(dctx, "ping", nil)
+		alive <- answer{resp, err}
+	}()
+	select {
+	case a := <-disc:
+		return decide(a)
+	case a := <-alive:
+		if a.err != nil && (errors.Is(a.err, packs.ErrClosed) || ctx.Err() != nil) {
+			return packs.Init{Requested: version}, fmt.Errorf("server/discover: no answer, and ping: %w", a.err)
+		}
+		grace := time.NewTimer(DiscoverWait)
+		defer grace.Stop()
+		select {
+		case a := <-disc:
+			return decide(a)
+		case <-grace.C:
+		case <-ctx.Done():
+			return packs.Init{Requested: version}, fmt.Errorf("server/discover: %w", ctx.Err())
+		}
 	case <-ctx.Done():
 		return packs.Init{Requested: version}, fmt.Errorf("server/discover: %w", ctx.Err())
 	}
