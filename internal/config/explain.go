@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/redact"
 )
 
@@ -59,7 +60,7 @@ func (r *Resolved) explainEntries(s *setting, line func(key, value, originKey st
 	switch s.kind {
 	case kindEnv:
 		for _, kv := range r.Env {
-			canary := kv.Name == "SEALMARK_CANARY" || kv.Name == "SEALMARK_FAKE_API_KEY"
+			canary := kv.Name == environ.CanaryVar || kv.Name == environ.FakeAPIKeyVar
 			line(s.key+"."+kv.Name, redact.EnvValue(kv.Name, kv.Value, canary), s.key+"."+kv.Name)
 		}
 		return len(r.Env) > 0

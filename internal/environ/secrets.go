@@ -3,7 +3,8 @@ package environ
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"strings"
+
+	"github.com/sealmark/sealmark/internal/redact"
 )
 
 // The names of the two canary variables.
@@ -12,22 +13,9 @@ const (
 	FakeAPIKeyVar = "SEALMARK_FAKE_API_KEY"
 )
 
-// secretParts are the name fragments that make a variable secret-looking.
-var secretParts = []string{"key", "token", "secret", "passw", "auth", "credential", "cookie", "bearer"}
-
 // SecretName reports whether a variable or header name looks like it holds a
-// secret: it contains key, token, secret, passw, auth, credential, cookie or
-// bearer, in any letter case, anywhere in the name (so MONKEY and AUTHOR
-// match, and SIGNING does not).
-func SecretName(name string) bool {
-	lower := strings.ToLower(name)
-	for _, p := range secretParts {
-		if strings.Contains(lower, p) {
-			return true
-		}
-	}
-	return false
-}
+// secret, by the one rule of package redact (redact.SecretName).
+func SecretName(name string) bool { return redact.SecretName(name) }
 
 // Canaries returns the two canary variables with fresh random values:
 // SEALMARK_CANARY=sm-canary-<16 hex> and
