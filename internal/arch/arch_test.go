@@ -19,7 +19,7 @@ var layers = []struct {
 	rank     int
 	prefixes []string
 }{
-	{0, []string{"observers", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog"}},
+	{0, []string{"observers", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout"}},
 	{1, []string{"internal/launch", "internal/contain"}},
 	{2, []string{"observers/"}},
 	{3, []string{"packs", "internal/sandbox", "internal/session"}},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/sealmark/sealmark/internal/layout"
 	"github.com/sealmark/sealmark/internal/smbin"
 )
 
@@ -16,12 +17,12 @@ import (
 func build(top, harness string, gitRepo bool) (*Sandbox, error) {
 	s := &Sandbox{
 		Top:      top,
-		Root:     filepath.Join(top, "root"),
-		RootEvil: filepath.Join(top, "root-evil"),
-		Canary:   filepath.Join(top, "canary"),
-		Home:     filepath.Join(top, "home"),
-		Tmp:      filepath.Join(top, "tmp"),
-		Bin:      filepath.Join(top, "bin"),
+		Root:     filepath.Join(top, layout.Root),
+		RootEvil: filepath.Join(top, layout.RootEvil),
+		Canary:   filepath.Join(top, layout.Canary),
+		Home:     filepath.Join(top, layout.Home),
+		Tmp:      filepath.Join(top, layout.Tmp),
+		Bin:      filepath.Join(top, layout.Bin),
 		OKToken:  "sm-ok-" + randomHex(8),
 	}
 	for _, d := range []string{s.Root, s.RootEvil, s.Canary, s.Home, s.Tmp, s.Bin} {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/sealmark/sealmark/internal/layout"
 )
 
 // Defaults for Options and Walk.
@@ -18,7 +20,7 @@ const (
 
 // DefaultDirs are the sandbox directories watched when Options.Dirs is empty.
 // bin/ is harness-owned and never watched.
-var DefaultDirs = []string{"root", "root-evil", "canary", "home", "tmp"}
+var DefaultDirs = layout.Watched
 
 // maxDepth bounds how deep under a watched directory entries are held; a
 // directory deeper than that is reported as unreadable.

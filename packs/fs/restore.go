@@ -9,6 +9,8 @@ import (
 	"path"
 	"strings"
 
+	sbdir "github.com/sealmark/sealmark/internal/layout"
+
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -65,12 +67,12 @@ func restore(sb *packs.Sandbox, l layout, token string, created []string) (outsi
 	var gone []string
 	if token != "" {
 		var e []error
-		gone, e = removeMarked(r, token, true, "root", "root-evil", "canary", "home", "tmp")
+		gone, e = removeMarked(r, token, true, sbdir.Watched...)
 		errs = append(errs, e...)
 	}
 	for _, c := range created {
 		first, _, _ := strings.Cut(c, "/")
-		if first != "root" && first != "root-evil" && first != "canary" || isBaseline(sb, c) {
+		if first != sbdir.Root && first != sbdir.RootEvil && first != sbdir.Canary || isBaseline(sb, c) {
 			continue
 		}
 		if _, err := r.Lstat(c); err != nil {
@@ -263,7 +265,7 @@ func inspect(sb *packs.Sandbox, token string, walk bool) []change {
 	}
 	dirs := []string{"."}
 	if walk {
-		dirs = append(dirs, "root-evil", "canary", "home", "tmp")
+		dirs = append(dirs, sbdir.Watched[1:]...) // root is "."
 	}
 	seen := 0
 	for _, dir := range dirs {
