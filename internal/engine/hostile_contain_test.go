@@ -32,7 +32,8 @@ func escapeRun(t *testing.T, off ...string) (rep *report.Report, file string, co
 	defer signal.Stop(sigs)
 	file = filepath.Join(t.TempDir(), "escaped.txt") // not beneath the sandbox's top
 
-	rep = observedRun(t, "escape", func(c *engine.Config) { c.LayersOff = off },
+	var sandboxes string
+	rep = observedRun(t, "escape", func(c *engine.Config) { c.LayersOff = off; sandboxes = c.SandboxDir },
 		"-outside="+out.addr, "-outside-file="+file, fmt.Sprintf("-signal-pid=%d", os.Getpid()))
 	t.Logf("isolation: %s", rep.Sandbox.Isolation)
 	connected = out.reached()
@@ -43,7 +44,7 @@ func escapeRun(t *testing.T, off ...string) (rep *report.Report, file string, co
 		signalled = true
 	default:
 	}
-	assertNoSleeperOutlives(t)
+	assertNoSleeperOutlives(t, sandboxes)
 	return rep, file, connected, written, signalled
 }
 
@@ -109,18 +110,29 @@ func TestHostileServerUncontained(t *testing.T) {
 	assert.NotNil(t, orphan, "the daemon was not recorded")
 }
 
-// assertNoSleeperOutlives fails for any live sm-sleep 600 (the daemon).
-func assertNoSleeperOutlives(t *testing.T) {
+// assertNoSleeperOutlives fails for any live sm-sleep 600 (the daemon) of
+// this run: one whose working directory or environment (the sandbox's bin
+// on its PATH) lies beneath sandboxes, the run's own sandbox directory.
+// Other packages' tests run in parallel and start sm-sleep 600 too; theirs
+// live beneath their own temporary directories and are not this run's.
+func assertNoSleeperOutlives(t *testing.T, sandboxes string) {
 	t.Helper()
+	require.NotEmpty(t, sandboxes)
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		dir := "/proc/" + e.Name()
+		cmdline, err := os.ReadFile(dir + "/cmdline")
 		if err != nil || !strings.Contains(string(cmdline), "sm-sleep\x00600") {
 			continue
 		}
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		cwd, _ := os.Readlink(dir + "/cwd")
+		environ, _ := os.ReadFile(dir + "/environ")
+		if !strings.HasPrefix(cwd, sandboxes+"/") && !strings.Contains(string(environ), sandboxes+"/") {
+			continue // another test's sleeper
+		}
+		stat, _ := os.ReadFile(dir + "/stat")
 		if !strings.Contains(string(stat), ") Z ") {
-			t.Errorf("pid %s (sm-sleep 600) outlived the run", e.Name())
+			t.Errorf("pid %s (sm-sleep 600, %s) outlived the run", e.Name(), cwd)
 		}
 	}
 }
