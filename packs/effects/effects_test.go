@@ -100,7 +100,7 @@ func runTwins(t *testing.T, twins []twin) {
 	require.NoError(t, err)
 	reports := make([]*report.Report, len(twins))
 	errs := make([]error, len(twins))
-	sem := make(chan struct{}, 3)
+	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
 	for i, tw := range twins {
 		dir := t.TempDir()

@@ -296,7 +296,7 @@ var credentialsProbe = packs.Probe{
 			}
 		}
 		if followed == 0 {
-			p.Notef("no tool followed the redirect to the listener, so no credential could go along")
+			p.NotApplicable("no tool followed {upstream}'s redirect to the listener, so whether credentials go along could not be seen")
 		}
 	},
 }

@@ -74,13 +74,19 @@ func sweep(p *packs.Pass) *sweepResult {
 		c.shown = describeArgs(t.Name, args)
 		r.calls = append(r.calls, c)
 	}
-	if len(r.calls) > 0 {
-		r.after = cl.finish(quiet, nil, true)
-	}
-	for _, rec := range p.Observed.Probe() {
-		if rec.Observer == "egress" {
-			r.egress = true
+	for _, c := range r.calls {
+		for _, rec := range c.recs {
+			if rec.Observer == "egress" {
+				r.egress = true
+			}
 		}
+	}
+	wait := quiet
+	if !r.egress {
+		wait = settle // without the egress observer no retry can be seen
+	}
+	if len(r.calls) > 0 {
+		r.after = cl.finish(wait, nil, true)
 	}
 	return r
 }
