@@ -61,7 +61,7 @@ func sweep(p *packs.Pass) *sweepResult {
 			continue
 		}
 		// A schema defect is tools-list's finding. A slow tool is asked to be quick.
-		args, _ := packs.Arguments(t.InputSchema, p.Token, quick(t))
+		args, _ := packs.Arguments(t.InputSchema, p.Token, sweepFill(t))
 		call := sweepCall{tool: t.Name, token: fmt.Sprintf("sealmark-progress-%d", i+1)}
 		res, err := p.Request("tools/call", map[string]any{"name": t.Name, "arguments": args, "_meta": map[string]any{"progressToken": call.token}})
 		if err == nil {
