@@ -15,10 +15,15 @@ import (
 // kernelNumbers are a pid or a port in an observation's text.
 var kernelNumbers = regexp.MustCompile(`(pid |\]:|\d:)\d+`)
 
+// durations are measured times in a harness error ("exited 80ms after it
+// started").
+var durations = regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m)\b`)
+
 // Timeless is the JSON report raw, indented, without its timing fields
 // (started, finished, millis, each record's time) and without the
 // kernel's numbers for the same things (a pid, an inode, the ephemeral
-// port in an observation's data, summary or evidence).
+// port in an observation's data, summary or evidence, a measured time in
+// the harness error).
 func Timeless(raw []byte) (string, error) {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
@@ -38,6 +43,9 @@ func withoutTiming(v any) any {
 			for _, k := range []string{"pid", "ppid", "inode", "port"} {
 				delete(data, k)
 			}
+		}
+		if s, ok := v["harnessError"].(string); ok {
+			v["harnessError"] = durations.ReplaceAllString(s, "<duration>")
 		}
 		for _, k := range []string{"summary", "detail"} {
 			if s, ok := v[k].(string); ok {
