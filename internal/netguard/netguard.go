@@ -67,6 +67,14 @@ func Dialer(timeout time.Duration) *net.Dialer {
 	}
 }
 
+// IdleConnTimeout is how long Client keeps an idle connection for reuse:
+// well below the 5 s after which Node (keepAliveTimeout), uvicorn and
+// others close an idle keep-alive connection. A POST sent on a connection
+// the server is closing at that moment fails with EOF, and must not be
+// resent (the server may have processed it), so the client never reuses a
+// connection that old; a fresh loopback connection costs little.
+const IdleConnTimeout = time.Second
+
 // Client is an HTTP client that reaches loopback only and follows no
 // redirect (a redirect is the server's answer, to be judged, not followed).
 func Client(timeout time.Duration) *http.Client {
@@ -90,7 +98,7 @@ func Client(timeout time.Duration) *http.Client {
 			},
 			ForceAttemptHTTP2:     false,
 			MaxIdleConns:          8,
-			IdleConnTimeout:       30 * time.Second,
+			IdleConnTimeout:       IdleConnTimeout,
 			ResponseHeaderTimeout: timeout,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

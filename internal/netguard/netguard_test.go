@@ -1,9 +1,13 @@
 package netguard
 
 import (
+	"bufio"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,4 +54,49 @@ func TestDialerControlRefusesResolvedOutsiders(t *testing.T) {
 	err := d.Control("tcp", "198.51.100.7:443", nil)
 	assert.ErrorIs(t, err, ErrNotLoopback)
 	assert.NoError(t, d.Control("tcp", "127.0.0.1:80", nil))
+}
+
+// TestClientDoesNotReuseAStaleConnection stands for Node's keep-alive
+// timeout firing just as the next request arrives: the server answers the
+// first request of each connection and closes the connection, unanswered,
+// when a second request comes on it. A POST after an idle pause longer
+// than IdleConnTimeout (and shorter than the servers' 5 s) must go on a
+// fresh connection and be answered; with a reused connection it fails with
+// EOF (the client must not resend a POST the server may have processed).
+func TestClientDoesNotReuseAStaleConnection(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+				r := bufio.NewReader(c)
+				req, err := http.ReadRequest(r)
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, io.LimitReader(req.Body, 1<<20))
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok")
+				_, _ = r.Peek(1) // the second request on this connection: closed unanswered
+			}()
+		}
+	}()
+	client := Client(5 * time.Second)
+	post := func() error {
+		resp, err := client.Post("http://"+ln.Addr().String()+"/mcp", "application/json", strings.NewReader(`{}`))
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return err
+	}
+	require.NoError(t, post())
+	time.Sleep(IdleConnTimeout + 300*time.Millisecond)
+	require.NoError(t, post(), "the POST went on the connection kept idle past IdleConnTimeout")
 }
