@@ -27,6 +27,7 @@ func everyLayerApplied() contain.Isolation {
 		NoNewPrivs: on("no_new_privs"), FileSize: on("rlimit-fsize"),
 		LandlockFS: on("landlock-fs"), LandlockNet: on("landlock-net"), LandlockScope: on("landlock-scope"),
 		NetNS: on("netns"), PidNS: on("pidns"), UserNS: on("userns"),
+		MountNS: on("mountns"), IPCUTS: on("ipc+uts"), Caps: on("caps"),
 		SeccompNotify: on("seccomp-notify"), Cgroup: on("cgroup"),
 	}
 }
@@ -36,7 +37,7 @@ func TestLayersOffTurnsOffExactlyItsLayers(t *testing.T) {
 	turns := map[string][]string{
 		"landlock":   {"landlock-fs", "landlock-net", "landlock-scope"},
 		"seccomp":    {"seccomp-notify"},
-		"namespaces": {"netns", "pidns", "userns"},
+		"namespaces": {"netns", "pidns", "userns", "mountns", "ipc+uts", "caps"},
 		"cgroup":     {"cgroup"},
 		"fsize":      {"rlimit-fsize"},
 	}
