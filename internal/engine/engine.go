@@ -224,7 +224,7 @@ func (e *Engine) Open() error {
 		e.rep.Sandbox.EnvMode = "inherited"
 	}
 	if !e.cfg.NoSandbox {
-		sb, err := sandbox.New(sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness, GitRepo: e.wantsGit()})
+		sb, err := sandbox.New(sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness, GitRepo: e.wantsGit(), Keep: e.cfg.KeepSandbox})
 		if err != nil {
 			return e.harnessError(fmt.Errorf("making the sandbox: %v", err))
 		}

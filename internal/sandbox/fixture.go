@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,7 +48,7 @@ func WriteFixture(dir, kind string) (*Sandbox, error) {
 }
 
 func writeFixture(dir, harness, kind string) (*Sandbox, error) {
-	s, err := build(dir, harness, kind == "git")
+	s, err := build(context.Background(), dir, harness, kind == "git")
 	if err != nil {
 		return nil, err
 	}

@@ -28,8 +28,9 @@ const maxGitOutput = 8 << 10
 
 // git runs the real git binary with an environment built from scratch.
 type git struct {
-	path string // absolute path of git
-	home string // HOME for git: the sandbox home, so no user config is read
+	path string          // absolute path of git
+	home string          // HOME for git: the sandbox home, so no user config is read
+	ctx  context.Context // ends when New is stopped by a signal; nil for none
 }
 
 // findGit returns a runner for the git in PATH.
@@ -76,7 +77,11 @@ func (g git) env() []string {
 
 // run runs git with args in dir, with a deadline, and returns its output.
 func (g git) run(dir string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	parent := g.ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(parent, gitTimeout)
 	defer cancel()
 	full := append([]string{
 		"-c", "core.autocrlf=false",
@@ -90,7 +95,10 @@ func (g git) run(dir string, args ...string) (string, error) {
 	out := &capped{max: maxGitOutput}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case parent.Err() != nil:
+			err = fmt.Errorf("stopped, the run is ending: %w", err)
+		case ctx.Err() != nil:
 			err = fmt.Errorf("%w after %v", ctx.Err(), gitTimeout)
 		}
 		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, bytes.TrimSpace(out.buf.Bytes()))
@@ -144,6 +152,7 @@ var (
 // when git fails, they are left out and a note says why.
 func (s *Sandbox) makeRepos(gitRepo bool) {
 	g, err := findGit(s.Home)
+	g.ctx = s.ctx
 	if err != nil {
 		s.note("canary/repo: not made: git not found: %v", err)
 		if gitRepo {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +15,9 @@ import (
 // build makes the layout inside the existing directory top. Things the
 // platform refuses (links, git) become Notes; anything else is an error.
 // The caller removes top on error.
-func build(top, harness string, gitRepo bool) (*Sandbox, error) {
+func build(ctx context.Context, top, harness string, gitRepo bool) (*Sandbox, error) {
 	s := &Sandbox{
+		ctx:      ctx,
 		Top:      top,
 		Root:     filepath.Join(top, layout.Root),
 		RootEvil: filepath.Join(top, layout.RootEvil),

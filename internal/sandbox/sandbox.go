@@ -1,12 +1,16 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/cleanup"
 )
 
 // Options configures [New]. The zero value makes a sandbox in the OS temp
@@ -25,6 +29,11 @@ type Options struct {
 	// [Sandbox.Repo]), and the rest of its layout ([GitLayout]). Without
 	// git they are left out and Notes says why.
 	GitRepo bool
+	// Keep leaves the sandbox in place when the process is interrupted
+	// after New returned (--keep-sandbox); without it a signal's cleanup
+	// ([cleanup.Run]) removes it. A sandbox still being made is removed
+	// on a signal either way.
+	Keep bool
 }
 
 // CanaryFile is a file the server must never read.
@@ -58,6 +67,9 @@ type Sandbox struct {
 	SQLite *SQLite // root/app.db and canary/other.db once StageSQLite made them; nil before
 
 	Notes []string // what could not be made, and why
+
+	ctx  context.Context // ends when a signal's cleanup stops New: git commands in flight are killed
+	undo func()          // removes the sandbox's signal-path removal from cleanup
 }
 
 // New makes a fresh sandbox under opts.Parent. On error it removes what it
@@ -82,15 +94,39 @@ func New(opts Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := buildLayout(top, harness, opts.GitRepo)
+	// From the moment top exists a signal's cleanup removes it: it stops
+	// the build first (a git command in flight is killed, git would write
+	// on into the tree otherwise) and waits for it, bounded.
+	ctx, cancel := context.WithCancel(context.Background())
+	built := make(chan struct{})
+	undo := cleanup.Add(func() {
+		cancel()
+		select {
+		case <-built:
+		case <-time.After(buildStopWait):
+		}
+		_ = removeTree(top)
+	})
+	s, err := buildLayout(ctx, top, harness, opts.GitRepo)
+	close(built)
 	if err != nil {
+		undo()
 		if rerr := removeTree(top); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		return nil, err
 	}
+	if opts.Keep {
+		undo()
+	} else {
+		s.undo = undo
+	}
 	return s, nil
 }
+
+// buildStopWait bounds how long a signal's cleanup waits for a sandbox
+// being made to stop before it removes the tree.
+const buildStopWait = 5 * time.Second
 
 // buildLayout is build; tests replace it to make New fail half-way.
 var buildLayout = build
@@ -156,7 +192,11 @@ func (s *Sandbox) Remove() error {
 	if s.Top == "" || !filepath.IsAbs(s.Top) {
 		return fmt.Errorf("sandbox: remove: %q is not an absolute path", s.Top)
 	}
-	return removeTree(s.Top)
+	err := removeTree(s.Top)
+	if s.undo != nil {
+		s.undo()
+	}
+	return err
 }
 
 // removeTree makes every directory below top writable, then removes top.

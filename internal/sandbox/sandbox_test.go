@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/cleanup"
 )
 
 // newSandbox makes a sandbox under a test temp dir and removes it at the end.
@@ -202,8 +206,8 @@ func TestNewErrors(t *testing.T) {
 func TestNewRemovesWhatItMadeOnError(t *testing.T) {
 	parent := t.TempDir()
 	made := ""
-	buildLayout = func(top, harness string, gitRepo bool) (*Sandbox, error) {
-		s, err := build(top, harness, gitRepo)
+	buildLayout = func(ctx context.Context, top, harness string, gitRepo bool) (*Sandbox, error) {
+		s, err := build(ctx, top, harness, gitRepo)
 		if err != nil {
 			return nil, err
 		}
@@ -240,5 +244,58 @@ func TestNewWithoutGit(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(s.Canary, "repo")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("canary/repo exists without git (%v)", err)
+	}
+}
+
+// TestSignalMidNewRemovesTheSandbox: a signal arriving while New is still
+// making the sandbox (the git repositories take a while) must not leave it
+// behind. The build here waits until the signal's cleanup stops it, as a
+// git command in flight is killed; cleanup.Run must return with the
+// sandbox gone and the stopped git commands noted, not run.
+func TestSignalMidNewRemovesTheSandbox(t *testing.T) {
+	parent := t.TempDir()
+	building := make(chan struct{})
+	buildLayout = func(ctx context.Context, top, harness string, gitRepo bool) (*Sandbox, error) {
+		close(building)
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Second):
+			return nil, errors.New("the signal's cleanup did not stop the build")
+		}
+		return build(ctx, top, harness, gitRepo)
+	}
+	t.Cleanup(func() { buildLayout = build })
+	type result struct {
+		s   *Sandbox
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := New(Options{Parent: parent, GitRepo: true})
+		done <- result{s, err}
+	}()
+	select {
+	case <-building:
+	case <-time.After(10 * time.Second):
+		t.Fatal("New did not start building")
+	}
+	cleanup.Run()
+	entries, err := os.ReadDir(parent)
+	if err != nil || len(entries) > 0 {
+		t.Errorf("the sandbox being made was left behind: %v %v", entries, err)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("New: %v", r.err)
+		}
+		if r.s.CanaryRepo != "" {
+			t.Errorf("git ran after the build was stopped: %s", r.s.CanaryRepo)
+		}
+		if notes := strings.Join(r.s.Notes, "\n"); !strings.Contains(notes, "stopped, the run is ending") {
+			t.Errorf("the stopped git commands are not noted: %s", notes)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("New did not return after the cleanup")
 	}
 }
