@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,9 +35,6 @@ import (
 // All of it happens before the server exists; the mounts are the
 // namespace's, so the shim's proxy threads see them too, which does not
 // matter to them (they dial TCP, or a unix socket the harness declared).
-
-// hostTmps are the shared temporary directories the server gets privately.
-var hostTmps = []string{"/tmp", "/var/tmp"}
 
 // shmSize bounds the private /dev/shm.
 const shmSize = "size=64m,mode=1777"
@@ -112,6 +110,9 @@ func setupMounts(l mountLayout) error {
 			}
 		}
 	}
+	// A kept tree may hold the sandbox (or another kept path): bind the
+	// outer one first, so the inner bind lands on top of it.
+	slices.SortFunc(keeps, func(a, b keep) int { return strings.Compare(a.path, b.path) })
 	// Mount points for what is kept beneath a private temp directory: the
 	// same relative path under the sandbox's tmp.
 	for _, k := range keeps {

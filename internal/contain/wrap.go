@@ -308,8 +308,37 @@ func visibleFor(spec launch.Spec, exe string, services []Service) []string {
 		}
 	}
 	v = append(v, serviceSockets(services)...)
-	slices.Sort(v)
-	return slices.Compact(v)
+	// Beneath a private temp directory a single file or directory is not
+	// enough: a script loads its siblings and its packages (node_modules,
+	// a virtualenv) found through links, so the whole tree the path was
+	// found in, the entry right below /tmp or /var/tmp, stays visible, and
+	// so does the tree its links lead to.
+	var out []string
+	for _, p := range v {
+		out = append(out, tmpTree(p))
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			out = append(out, tmpTree(real))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// hostTmps are the shared temporary directories a contained server gets
+// privately (the sandbox's tmp is bound there).
+var hostTmps = []string{"/tmp", "/var/tmp"}
+
+// tmpTree is the entry right below a host temp directory that holds p
+// (/tmp/ci-1234 for /tmp/ci-1234/srv/index.js), or p itself when p is not
+// beneath one, or is one.
+func tmpTree(p string) string {
+	for _, t := range hostTmps {
+		if rest, ok := strings.CutPrefix(p, t+"/"); ok && rest != "" {
+			first, _, _ := strings.Cut(rest, "/")
+			return filepath.Join(t, first)
+		}
+	}
+	return p
 }
 
 // The shim's modes (os.Args[2]).
