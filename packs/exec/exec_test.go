@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -207,9 +206,12 @@ func TestTwins(t *testing.T) {
 	}
 }
 
-// leftovers fails the test when a process started from this test binary
-// (a fixture server, an sm-* program) is still alive, or a sandbox is
-// left under dir.
+// leftovers fails the test when a process of this test's runs (started
+// from this test binary: a fixture server, an sm-* program, with dir in its
+// command line, working directory or environment, where the sandbox's bin
+// is on PATH) is still alive, or a sandbox is left under dir. The package's
+// tests run in parallel: another test's processes, beneath its own
+// directory, are not this one's.
 func leftovers(t *testing.T, dir string) {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
@@ -219,7 +221,9 @@ func leftovers(t *testing.T, dir string) {
 	}
 	for _, pid := range ours(t) {
 		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if strings.Contains(string(cmdline), dir) || strings.HasPrefix(filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0]), "sm-") {
+		cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+		environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if strings.Contains(string(cmdline), dir) || strings.HasPrefix(cwd, dir+"/") || strings.Contains(string(environ), dir+"/") {
 			t.Errorf("still alive: pid %d: %q", pid, cmdline)
 		}
 	}
