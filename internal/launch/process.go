@@ -70,6 +70,8 @@ func Start(spec Spec) (*Process, error) {
 	}
 	inR, inW, outR, outW, errR, errW := ends[0], ends[1], ends[2], ends[3], ends[4], ends[5]
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	starting.Add(1)
+	defer starting.Add(-1) // after started.Store below: see Starting
 	err := cmd.Start()
 	closeAll(inR, outW, errW) // the child holds its own copies
 	if err != nil {
@@ -220,3 +222,13 @@ func Ours(pid int) bool {
 	_, ok := started.Load(pid)
 	return ok
 }
+
+// starting counts the Start calls between their fork and the moment the
+// new pid is in started.
+var starting atomic.Int64
+
+// Starting reports whether a Start is in flight: its child may already be
+// in /proc, a child of the harness, while Ours does not know it yet. An
+// observer that read /proc before calling Starting and Ours, and got false
+// from both, knows that every child it saw which Start made is in started.
+func Starting() bool { return starting.Load() > 0 }

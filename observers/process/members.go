@@ -80,7 +80,7 @@ func (v view) cheapMember(s stat) bool {
 	if v.sticky != nil && v.sticky(s.id()) {
 		return true
 	}
-	return v.alone && len(v.tracked) > 0 && s.ppid == v.self && !launch.Ours(s.pid) && s.pgid != v.selfPgid &&
+	return v.alone && len(v.tracked) > 0 && s.ppid == v.self && !launch.Ours(s.pid) && !launch.Starting() && s.pgid != v.selfPgid &&
 		s.start >= v.since && (v.leader == nil || !v.leader(s.id()))
 }
 
