@@ -2,6 +2,7 @@ package packs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -117,7 +118,12 @@ func (p *Pass) Request(method string, params any) (*Response, error) {
 	ctx, cancel := context.WithTimeout(p.Ctx, p.CallTimeout)
 	defer cancel()
 	p.requestCount++
-	return p.Server.Request(ctx, method, params)
+	resp, err := p.Server.Request(ctx, method, params)
+	if err != nil && p.Ctx.Err() != nil && !errors.Is(err, ErrInterrupted) {
+		// The probe's or the run's own end, not the server's silence.
+		err = fmt.Errorf("%s: %w (%v)", method, ErrInterrupted, err)
+	}
+	return resp, err
 }
 
 // Call calls a tool with the given arguments, bounded by CallTimeout.

@@ -184,6 +184,10 @@ var (
 	// late, without a JSON-RPC answer: an HTTP status with no JSON body
 	// (413, 502), a refused connection. It is no timeout.
 	ErrTransport = errors.New("transport error")
+	// ErrInterrupted is a request cut short because the run was
+	// interrupted (a signal, the run's deadline) or the probe's own
+	// deadline passed: it says nothing about the server.
+	ErrInterrupted = errors.New("interrupted")
 )
 
 // Unanswered says, for a message, how a request that returned err went

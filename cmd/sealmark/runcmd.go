@@ -150,13 +150,13 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	var caught atomic.Value
 	stop := cleanup.OnSignal(func(sig os.Signal) {
 		caught.Store(sig)
 		fmt.Fprintf(stderr, "sealmark: %v: stopping the server and deleting the sandbox (again to skip the grace period)\n", sig)
-		cancel()
+		cancel(errors.New(cleanup.Name(sig)))
 	})
 	defer stop()
 	errFile, isFile := stderr.(*os.File)

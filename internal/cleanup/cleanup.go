@@ -105,6 +105,20 @@ func OnSignal(first func(os.Signal)) (stop func()) {
 	}
 }
 
+// Name is a signal's conventional name ("SIGTERM"), or its description for
+// one outside Signals.
+func Name(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
+}
+
 // ExitCode is 128 plus the signal's number, as shells report it.
 func ExitCode(sig os.Signal) int {
 	if s, ok := sig.(syscall.Signal); ok {

@@ -82,6 +82,7 @@ type Engine struct {
 	// succeeded: every later pack is skipped.
 	unstarted string
 	stopped   bool // the run was interrupted (shown once)
+	hurry     bool // the run is ending early: servers get hurryGrace
 	baselined bool // the baseline was applied to the final report
 	sizeHit   bool // the size observer stopped the server during the current probe
 }
@@ -334,7 +335,8 @@ func (e *Engine) Close() *report.Report {
 	e.mu.Unlock()
 	e.stopHTTP()
 	if e.watch != nil && e.watch.process != nil && e.httpProc != nil {
-		if recs := e.watch.process.Sweep(e.cfg.TermGrace); len(recs) > 0 {
+		_, grace := e.graces()
+		if recs := e.watch.process.Sweep(grace); len(recs) > 0 {
 			e.rep.Timeline = append(e.rep.Timeline, recs...)
 		}
 	}

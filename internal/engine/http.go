@@ -132,7 +132,7 @@ func (e *Engine) stopHTTP() {
 	if e.httpProc == nil {
 		return
 	}
-	st := e.httpProc.Stop(e.cfg.StdinGrace, e.cfg.TermGrace)
+	st := e.httpProc.Stop(e.graces())
 	if e.httpUndo != nil {
 		e.httpUndo()
 	}

@@ -86,7 +86,7 @@ func (e *Engine) interrupted(ctx context.Context, t T) {
 	}
 	e.mu.Lock()
 	again := e.stopped
-	e.stopped = true
+	e.stopped, e.hurry = true, true
 	e.mu.Unlock()
 	e.harnessError(errors.New(why))
 	if again {

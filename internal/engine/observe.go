@@ -237,7 +237,8 @@ func (pr *PackRun) sweep() {
 	if w == nil || w.process == nil {
 		return
 	}
-	recs := w.process.Sweep(pr.e.cfg.TermGrace)
+	_, grace := pr.e.graces()
+	recs := w.process.Sweep(grace)
 	if len(recs) == 0 {
 		return
 	}

@@ -123,6 +123,13 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 	refused := errors.Is(context.Cause(ictx), errRefusedAtStart)
 	endWatch()
 	if err != nil {
+		if why := interruption(ctx); why != "" {
+			e.mu.Lock()
+			e.hurry = true
+			e.mu.Unlock()
+			pr.Close()
+			return nil, e.startError(pr, fmt.Errorf("interrupted: %s while the server started", why))
+		}
 		if exited := pr.exitedEarly(); exited != "" {
 			pr.Close()
 			return nil, e.startError(pr, errors.New(exited))
@@ -311,7 +318,22 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 		if view != nil {
 			p.Observed = view
 		}
-		panicked := runGuarded(probe.Run, p)
+		panicked, returned := runBounded(ctx, probe.Run, p)
+		if why := interruption(ctx); why != "" {
+			// Cut short from outside: what the probe saw since says nothing
+			// about the server (its calls failed because they were
+			// cancelled), so the probe is neither passed nor failed.
+			e.mu.Lock()
+			e.hurry = true
+			e.mu.Unlock()
+			res.Verdict, res.Reason = packs.Inconclusive, "interrupted: "+why+" during this probe"
+			if !returned {
+				res.Reason += fmt.Sprintf("; the probe had not returned %s later and was abandoned", probeGrace)
+			}
+			res.Millis = time.Since(start).Milliseconds()
+			e.record(pr.idx, pr.pack.Name, res)
+			return res
+		}
 		res.Observations = view.finish()
 		e.mu.Lock()
 		if e.sizeHit {
@@ -343,6 +365,61 @@ func (e *Engine) record(idx int, pack string, res report.Probe) {
 	if res.Verdict == packs.NotApplicable || res.Verdict == packs.Inconclusive {
 		e.rep.NotCovered = append(e.rep.NotCovered, report.NotCovered{Pack: pack, Probe: res.Name, Reason: string(res.Verdict) + ": " + res.Reason})
 	}
+}
+
+// hurryGrace bounds each shutdown step of a server stopped because the
+// run was interrupted: a signal must end the run within a couple of seconds.
+const hurryGrace = 300 * time.Millisecond
+
+// graces are the shutdown steps' bounds, stdin close then SIGTERM: the
+// configured ones, or hurryGrace once the run is ending early.
+func (e *Engine) graces() (stdin, term time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.hurry {
+		// The run is ending: the server gets a short grace, not the full one.
+		return min(e.cfg.StdinGrace, hurryGrace), min(e.cfg.TermGrace, hurryGrace)
+	}
+	return e.cfg.StdinGrace, e.cfg.TermGrace
+}
+
+// probeGrace is how long a probe whose context ended may take to return
+// before it is abandoned: its calls fail at once, but a probe may sleep or
+// wait on something else.
+const probeGrace = 500 * time.Millisecond
+
+// runBounded runs a probe guarded, and returns when it returns or, once ctx
+// has ended, within probeGrace; returned is false when the probe was
+// abandoned (its goroutine ends when its calls fail on the stopped server).
+func runBounded(ctx context.Context, run func(*packs.Pass), p *packs.Pass) (panicked string, returned bool) {
+	done := make(chan string, 1)
+	go func() { done <- runGuarded(run, p) }()
+	select {
+	case panicked = <-done:
+		return panicked, true
+	case <-ctx.Done():
+	}
+	select {
+	case panicked = <-done:
+		return panicked, true
+	case <-time.After(probeGrace):
+		return "", false
+	}
+}
+
+// interruption says why ctx ended the run ("" while it goes on): a
+// signal, or the run's deadline.
+func interruption(ctx context.Context) string {
+	switch {
+	case ctx.Err() == nil:
+		return ""
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "the run's deadline passed"
+	}
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		return c.Error()
+	}
+	return "the run was cancelled"
 }
 
 // runGuarded runs a probe; a panic is the harness's own error, with its stack.
@@ -381,7 +458,7 @@ func (pr *PackRun) stop() {
 		pr.e.mu.Unlock()
 		return
 	}
-	st := pr.proc.Stop(pr.e.cfg.StdinGrace, pr.e.cfg.TermGrace)
+	st := pr.proc.Stop(pr.e.graces())
 	if pr.undo != nil {
 		pr.undo()
 	}

@@ -150,6 +150,10 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*pack
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
 		}
+		if errors.Is(err, context.Canceled) {
+			// Cancelled from outside (a signal): no wait for an exit.
+			return nil, fmt.Errorf("%s: %w", what, packs.ErrInterrupted)
+		}
 		// A failed write (a broken pipe) usually means the server is exiting.
 		if s.proc.WaitExit(closeWait) {
 			return nil, fmt.Errorf("%s: %w", what, s.closedError())
