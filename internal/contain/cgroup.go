@@ -2,6 +2,7 @@ package contain
 
 import (
 	"os"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -23,6 +24,8 @@ const cgroupWait = 2 * time.Second
 type Cgroup struct {
 	path string   // the leaf's directory in the cgroup v2 hierarchy
 	dir  *os.File // the open directory, for CLONE_INTO_CGROUP; nil for a swept leaf
+
+	v1 []string // groups in cgroup v1 hierarchies the shim joins, for limits v2 does not offer here
 
 	once    sync.Once
 	killed  []int
@@ -70,7 +73,11 @@ func (c *Cgroup) Remove() ([]int, error) {
 		return nil, nil
 	}
 	c.once.Do(func() {
-		c.killed, c.removed = removeCgroup(c.path, time.Now().Add(cgroupWait))
+		deadline := time.Now().Add(cgroupWait)
+		c.killed, c.removed = removeCgroup(c.path, deadline)
+		if err := removeV1Groups(c.v1, deadline); err != nil && c.removed == nil {
+			c.removed = err
+		}
 		if c.dir != nil {
 			c.dir.Close()
 		}
@@ -111,6 +118,41 @@ func (l cgroupLimits) missing(controllers []string) []string {
 		out = append(out, "memory.max")
 	}
 	return out
+}
+
+// value is the limit for controller ("pids" or "memory") as its interface
+// files take it, "" when none is asked for.
+func (l cgroupLimits) value(controller string) string {
+	switch {
+	case controller == "pids" && l.Pids > 0:
+		return strconv.Itoa(l.Pids)
+	case controller == "memory" && l.Memory > 0:
+		return strconv.FormatInt(l.Memory, 10)
+	}
+	return ""
+}
+
+// Hits counts how often a server met its limits.
+type Hits struct {
+	ProcsRefused int64 // forks and clones refused at the process limit
+	OOMKills     int64 // processes killed for going past the memory limit
+}
+
+// joins are the v1 groups the shim must join, nil for a nil Cgroup.
+func (c *Cgroup) joins() []string {
+	if c == nil {
+		return nil
+	}
+	return c.v1
+}
+
+// Hits reads the leaf's (and its v1 groups') counters: zero for a nil
+// Cgroup or a limit that is not set.
+func (c *Cgroup) Hits() Hits {
+	if c == nil {
+		return Hits{}
+	}
+	return cgroupHits(c.path, c.v1)
 }
 
 // set names the limits asked for that controllers can enforce.

@@ -104,7 +104,7 @@ func parseLeafName(name string) (o owner, ok bool) {
 
 // newCgroup makes a leaf beneath the harness's own cgroup, opens it and
 // sets the limits its controllers allow (Isolation.For says which).
-func newCgroup(l cgroupLimits) (*Cgroup, error) {
+func newCgroup(l cgroupLimits, v1 bool) (*Cgroup, error) {
 	home, err := cgroupHome()
 	if err != nil {
 		return nil, err
@@ -129,10 +129,13 @@ func newCgroup(l cgroupLimits) (*Cgroup, error) {
 			break
 		}
 		if lim == "pids.max" {
-			err = writeCgroup(path, lim, strconv.Itoa(l.Pids))
+			err = writeCgroup(path, lim, l.value("pids"))
 		} else {
-			err = writeCgroup(path, lim, strconv.FormatInt(l.Memory, 10))
+			err = writeCgroup(path, lim, l.value("memory"))
 		}
+	}
+	if err == nil && v1 {
+		c.v1, err = newV1Groups(filepath.Base(path), l, controllers)
 	}
 	if err != nil {
 		c.Remove()
@@ -282,7 +285,7 @@ func removeCgroup(path string, deadline time.Time) ([]int, error) {
 // probeCgroup makes a leaf and starts a process straight into it, the way
 // Wrap will, and returns the layer and the controllers the leaf offers.
 func probeCgroup(exe string) (Layer, []string) {
-	c, err := newCgroup(cgroupLimits{})
+	c, err := newCgroup(cgroupLimits{}, false)
 	if err != nil {
 		return refused("cgroup", err.Error()), nil
 	}
@@ -301,7 +304,25 @@ func probeCgroup(exe string) (Layer, []string) {
 	t := time.AfterFunc(probeTimeout, func() { _ = cmd.Process.Kill() })
 	_ = cmd.Wait()
 	t.Stop()
-	return applied("cgroup", "v2-leaf"), controllers
+	detail := "v2-leaf"
+	if v1 := v1Offered(controllers); len(v1) > 0 {
+		detail += "+v1(" + strings.Join(v1, ",") + ")"
+		controllers = append(controllers, v1...)
+	}
+	return applied("cgroup", detail), controllers
+}
+
+// cgroupHits reads a leaf's pids.events and memory.events, and its v1
+// groups' counters.
+func cgroupHits(path string, v1 []string) Hits {
+	h := v1Hits(v1)
+	if b, err := readBounded(filepath.Join(path, "pids.events"), maxCgroupFile); err == nil {
+		h.ProcsRefused += keyed(b, "max")
+	}
+	if b, err := readBounded(filepath.Join(path, "memory.events"), maxCgroupFile); err == nil {
+		h.OOMKills += keyed(b, "oom_kill")
+	}
+	return h
 }
 
 // sweepCgroups kills and removes the leaves beneath the harness's own
@@ -309,15 +330,15 @@ func probeCgroup(exe string) (Layer, []string) {
 // gone, or belongs to a process with another start time) and belong to the
 // calling user. Any other cgroup is left alone.
 func sweepCgroups() []string {
+	did := sweepV1Groups()
 	home, err := cgroupHome()
 	if err != nil {
-		return nil // no cgroup v2 here: no leaves either
+		return did // no cgroup v2 here: no leaves either
 	}
 	entries, err := os.ReadDir(home)
 	if err != nil {
-		return []string{fmt.Sprintf("could not look for stale cgroups in %s: %v", home, err)}
+		return append(did, fmt.Sprintf("could not look for stale cgroups in %s: %v", home, err))
 	}
-	var did []string
 	for _, e := range entries {
 		o, ok := parseLeafName(e.Name())
 		if !ok || !e.IsDir() || o.alive() {

@@ -117,6 +117,38 @@ var children = map[string]func(args []string) int{
 		}
 		return emit(r)
 	},
+	// spawn starts args[0] sleepers (/bin/sleep), counts how many started
+	// and the first error, prints both and sleeps.
+	"spawn": func(args []string) int {
+		n, _ := strconv.Atoi(args[0])
+		started, first := 0, ""
+		for range n {
+			cmd := exec.Command("/bin/sleep", "30")
+			if err := cmd.Start(); err != nil {
+				if first == "" {
+					first = errText(err)
+				}
+				continue
+			}
+			started++
+		}
+		emit(result{"started": started, "err": first})
+		time.Sleep(time.Hour)
+		return 0
+	},
+	// eat touches args[0] MiB of memory, then prints how much it holds.
+	"eat": func(args []string) int {
+		n, _ := strconv.Atoi(args[0])
+		var held [][]byte
+		for range n {
+			b := make([]byte, 1<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			held = append(held, b)
+		}
+		return emit(result{"mib": len(held)})
+	},
 	// daemon starts a sleeper in a session of its own, prints its pid and
 	// sleeps too.
 	"daemon": func(args []string) int {

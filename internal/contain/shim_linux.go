@@ -38,6 +38,9 @@ func shimMain(args []string) int {
 	// namespace) must be made on the thread that execs or forks the
 	// server, and that thread must never exit: Pdeathsig follows it.
 	runtime.LockOSThread()
+	if err := joinV1(c.Join); err != nil {
+		return fail("cgroup", err)
+	}
 	switch c.Mode {
 	case modeProbe:
 		return probeChild()
@@ -142,6 +145,7 @@ func outerShim(c shimConfig) int {
 	}
 	in := c
 	in.Mode = modeInner
+	in.Join = nil // joined here already: the inner shim is born a member
 	files := []*os.File{lifeR} // fd 3: reads EOF once this shim is gone
 	var report, life, statusW *os.File
 	if c.Report > 0 {

@@ -220,14 +220,20 @@ func checkWrap(spec launch.Spec, o Options) error {
 
 // wrapWith is WrapEgress with the layers that apply already known.
 func wrapWith(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff, error) {
-	out, h, err := wrapShim(iso, spec, o)
-	if err != nil || !iso.Cgroup.Applied {
-		return out, h, err
+	var cg *Cgroup
+	if iso.Cgroup.Applied {
+		var err error
+		// v1 groups only where a shim runs to join them
+		if cg, err = newCgroup(o.limits(), iso.wraps()); err != nil {
+			return spec, nil, fmt.Errorf("contain: cgroup leaf: %w", err)
+		}
 	}
-	cg, err := newCgroup(o.limits())
-	if err != nil {
-		h.Cancel()
-		return spec, nil, fmt.Errorf("contain: cgroup leaf: %w", err)
+	out, h, err := wrapShim(iso, spec, o, cg.joins())
+	if err != nil || cg == nil {
+		if err != nil {
+			_, _ = cg.Remove()
+		}
+		return out, h, err
 	}
 	if h == nil {
 		h = &Handoff{}
@@ -238,7 +244,7 @@ func wrapWith(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff
 }
 
 // wrapShim puts the shim in front of spec, where it has anything to apply.
-func wrapShim(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff, error) {
+func wrapShim(iso Isolation, spec launch.Spec, o Options, join []string) (launch.Spec, *Handoff, error) {
 	if !iso.wraps() {
 		return spec, nil, nil
 	}
@@ -254,6 +260,7 @@ func wrapShim(iso Isolation, spec launch.Spec, o Options) (launch.Spec, *Handoff
 		NS:    iso.NetNS.Applied,
 		User:  iso.NetNS.Applied && iso.UserNS.Applied,
 		Scope: iso.LandlockScope.Applied,
+		Join:  join,
 	}
 	if iso.FileSize.Applied {
 		c.FileSize = o.MaxFileBytes
@@ -367,6 +374,7 @@ type shimConfig struct {
 	Top      string   // with Mount: the sandbox top, writable
 	Tmp      string   // with Mount: the sandbox's tmp, the server's /tmp and /var/tmp
 	Visible  []string // with Mount: host paths kept visible under the private temp directories
+	Join     []string // cgroup v1 groups the shim joins first (limits v2 does not offer here)
 	Path     string   // the server
 	Args     []string
 }
@@ -419,6 +427,9 @@ func (c shimConfig) args() []string {
 	for _, v := range c.Visible {
 		a = append(a, "-visible="+v)
 	}
+	for _, g := range c.Join {
+		a = append(a, "-join="+g)
+	}
 	a = append(a, "--", c.Path)
 	return append(a, c.Args...)
 }
@@ -467,6 +478,7 @@ func parseShim(args []string) (shimConfig, error) {
 	fs.StringVar(&c.Top, "top", "", "")
 	fs.StringVar(&c.Tmp, "tmp", "", "")
 	fs.Func("visible", "", func(s string) error { c.Visible = append(c.Visible, s); return nil })
+	fs.Func("join", "", func(s string) error { c.Join = append(c.Join, s); return nil })
 	if err := fs.Parse(args[1:]); err != nil {
 		return c, err
 	}
