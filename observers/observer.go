@@ -24,6 +24,7 @@ const (
 	KindUpstream   = "upstream"   // a request to the upstream stub
 	KindLog        = "log"        // a server log event worth a line
 	KindLoss       = "loss"       // an observer dropped or missed data
+	KindLimit      = "limit"      // the server met a process or memory limit
 )
 
 // Record is one thing an observer saw. Data holds the kind's fields as

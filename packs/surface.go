@@ -146,6 +146,9 @@ type Sandbox struct {
 	Top, Root, RootEvil, Canary, Home, Tmp, Bin string
 	OKToken                                     string   // content of root/ok.txt
 	Files                                       []Secret // canary files, by path relative to Top
+	// Limits names the process and memory limits the server's
+	// containment enforces ("1024 tasks, 4096 MiB"); "" when none is.
+	Limits string
 	// Git is the git pack's layout; nil when the run staged none.
 	Git *GitSandbox
 	// SQLite is the sqlite pack's databases; nil unless the server was

@@ -145,7 +145,7 @@ func outerShim(c shimConfig) int {
 	}
 	in := c
 	in.Mode = modeInner
-	in.Join = nil // joined here already: the inner shim is born a member
+	in.Join = nil              // joined here already: the inner shim is born a member
 	files := []*os.File{lifeR} // fd 3: reads EOF once this shim is gone
 	var report, life, statusW *os.File
 	if c.Report > 0 {

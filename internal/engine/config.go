@@ -84,6 +84,10 @@ type Config struct {
 	StartTimeout, CallTimeout time.Duration
 	// StdinGrace and TermGrace bound the shutdown steps (default 2s each).
 	StdinGrace, TermGrace time.Duration
+	// MaxProcs (tasks: processes and threads) and MaxMemoryMiB limit a
+	// contained server's cgroup leaf where the machine offers the
+	// controllers (default MaxProcs and MaxMemory).
+	MaxProcs, MaxMemoryMiB int
 	// Cwd is {cwd}: where the harness was started from; default the
 	// working directory.
 	Cwd string
@@ -156,6 +160,12 @@ func (c *Config) defaults() {
 	def(&c.TermGrace, 2*time.Second)
 	if c.MaxMiB <= 0 {
 		c.MaxMiB = 1024
+	}
+	if c.MaxProcs <= 0 {
+		c.MaxProcs = MaxProcs
+	}
+	if c.MaxMemoryMiB <= 0 {
+		c.MaxMemoryMiB = MaxMemory >> 20
 	}
 	if c.Log == nil {
 		c.Log = io.Discard

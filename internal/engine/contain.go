@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/observers/egress"
+	"github.com/sealmark/sealmark/observers/limits"
 )
 
 // contain wraps a server's start in the containment shim: no_new_privs,
@@ -70,6 +72,9 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 			}
 		}
 	}
+	if o.Cgroup {
+		o.MaxProcs, o.MaxMemory = e.cfg.MaxProcs, int64(e.cfg.MaxMemoryMiB)<<20
+	}
 	wrapped, hand, err := contain.WrapEgress(spec, o)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -81,7 +86,9 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 		e.rep.Sandbox.Isolation = "procs=pgid; not contained: " + err.Error() + observed
 		return spec, nil, nil
 	}
-	e.rep.Sandbox.Isolation = IsolationFor(contain.Probe(), o, e.cfg.LayersOff).Line() + observed
+	iso := IsolationFor(contain.Probe(), o, e.cfg.LayersOff)
+	e.rep.Sandbox.Isolation = iso.Line() + observed
+	e.limits = limitsText(iso, o)
 	return wrapped, hand, o.Policy()
 }
 
@@ -154,6 +161,12 @@ func (e *Engine) keepCgroup(hand *contain.Handoff) {
 	e.mu.Lock()
 	e.cgroups = append(e.cgroups, cgroupLeaf{cg, undo})
 	e.mu.Unlock()
+	if e.watch != nil && e.watch.limits != nil {
+		e.watch.limits.Add(func() limits.Counts {
+			h := cg.Hits()
+			return limits.Counts{ProcsRefused: h.ProcsRefused, OOMKills: h.OOMKills}
+		})
+	}
 }
 
 // cgroupLeaf is a start's cgroup leaf and the removal of its signal-path
@@ -197,6 +210,30 @@ func (e *Engine) urlPort() int {
 	return p
 }
 
+// The process and memory limits of a contained server's cgroup leaf,
+// where the machine offers the controllers (the isolation line names
+// them): generous for any real server, small next to a fork bomb or a
+// runaway allocation. MaxProcs counts tasks: processes and their threads.
+const (
+	MaxProcs  = 1024
+	MaxMemory = 4 << 30
+)
+
+// limitsText names the limits iso enforces, "" for none.
+func limitsText(iso contain.Isolation, o contain.Options) string {
+	if !iso.Cgroup.Applied {
+		return ""
+	}
+	var out []string
+	if strings.Contains(iso.Cgroup.Detail, "pids.max") {
+		out = append(out, fmt.Sprintf("%d tasks", o.MaxProcs))
+	}
+	if strings.Contains(iso.Cgroup.Detail, "memory.max") {
+		out = append(out, fmt.Sprintf("%d MiB", o.MaxMemory>>20))
+	}
+	return strings.Join(out, ", ")
+}
+
 // layerOptions is the one mapping of the containment layers (Layers) onto
 // contain.Options: each layer on unless off names it, the per-file size
 // cap twice sandbox.max_mib. The engine starts servers with it; doctor
@@ -204,6 +241,9 @@ func (e *Engine) urlPort() int {
 func layerOptions(off []string, maxMiB int, top string) contain.Options {
 	on := func(layer string) bool { return !slices.Contains(off, layer) }
 	o := contain.Options{SandboxTop: top, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"), NetNS: on("namespaces")}
+	if o.Cgroup {
+		o.MaxProcs, o.MaxMemory = MaxProcs, MaxMemory
+	}
 	if on("fsize") {
 		o.MaxFileBytes = 2 * int64(maxMiB) << 20
 	}

@@ -64,6 +64,7 @@ type Engine struct {
 	watch *watch // the observers; nil without a sandbox
 
 	marker   string          // SEALMARK_RUN=<id> in every server's environment
+	limits   string          // the process and memory limits the last start's containment enforces (packs.Sandbox.Limits)
 	httpProc *launch.Process // the HTTP server the run started (Start), or nil
 	httpUndo func()
 	lifeline []*os.File   // both ends of each start's namespace lifeline (contain.Options.Lifeline)

@@ -11,6 +11,7 @@ import (
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/observers/files"
+	"github.com/sealmark/sealmark/observers/limits"
 	"github.com/sealmark/sealmark/observers/loopback"
 	"github.com/sealmark/sealmark/observers/process"
 	"github.com/sealmark/sealmark/observers/size"
@@ -24,6 +25,7 @@ type watch struct {
 	loopback *loopback.Listener
 	upstream *upstream.Stub
 	process  *process.Observer // nil where /proc is absent
+	limits   *limits.Watcher   // each start's cgroup leaf counts the limits it met
 	marker   string            // NAME=VALUE in every server's environment
 	notes    []string          // what applied and what is weaker, for the sandbox: line
 	line     string            // the observers' part of the isolation line
@@ -85,11 +87,13 @@ func (e *Engine) openObservers() error {
 		}
 		w.all = append(w.all, sockets.New(po.PIDs))
 	}
+	w.limits = limits.New(limits.Options{MaxProcs: e.cfg.MaxProcs, MaxMemory: int64(e.cfg.MaxMemoryMiB) << 20})
+	w.all = append(w.all, w.limits)
 	w.all = append(w.all, size.Start(size.Options{Top: e.sb.Top, MaxBytes: int64(e.cfg.MaxMiB) << 20, OnExceed: e.sizeExceeded}))
 	// On a signal the observers stop too: the files observer's watches and
 	// its private barrier directory go with them.
 	w.undo = cleanup.Add(e.closeObservers)
-	w.line = "tracking=" + strings.Join(tracking, "+") + " observers=files,loopback,upstream,process,sockets,size,serverlog"
+	w.line = "tracking=" + strings.Join(tracking, "+") + " observers=files,loopback,upstream,process,sockets,size,limits,serverlog"
 	if len(w.notes) > 0 {
 		w.line += "; " + strings.Join(w.notes, "; ")
 	}

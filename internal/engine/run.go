@@ -15,6 +15,9 @@ func (e *Engine) sandboxView() *packs.Sandbox {
 		return nil
 	}
 	v := &packs.Sandbox{Top: e.sb.Top, Root: e.sb.Root, RootEvil: e.sb.RootEvil, Canary: e.sb.Canary, Home: e.sb.Home, Tmp: e.sb.Tmp, Bin: e.sb.Bin, OKToken: e.sb.OKToken}
+	e.mu.Lock()
+	v.Limits = e.limits
+	e.mu.Unlock()
 	for _, f := range e.sb.Files {
 		v.Files = append(v.Files, packs.Secret{Name: f.Name, Value: f.Secret})
 	}

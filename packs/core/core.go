@@ -71,6 +71,7 @@ var Pack = packs.Pack{
 		exitOnStdinClose,
 		noOrphans,
 		filesOutsideRoot,
+		resourceLimits,
 		noListener,
 		stdoutOnly,
 		noStdoutRequests,

@@ -37,6 +37,38 @@ var noOrphans = packs.Probe{
 	},
 }
 
+var resourceLimits = packs.Probe{
+	ID:       "CORE-RESOURCE-LIMITS",
+	Name:     "resource-limits",
+	Severity: packs.High,
+	CWE:      "CWE-770",
+	Doc:      "from its start to the end of the core probes, the server must stay within its containment's process limit (no fork bomb) and memory limit (no process killed for memory)",
+	Run: func(p *packs.Pass) {
+		if p.Observed == nil {
+			p.NotApplicable("no observers on this run")
+			return
+		}
+		met := false
+		for _, r := range p.Observed.Pack() {
+			if r.Kind != observers.KindLimit {
+				continue
+			}
+			met = true
+			f := p.Reportf("the server met its %s limit: %s", r.Data["limit"], r.Summary).Evidencef("limits", "%s", r.Summary)
+			if r.Data["limit"] == "memory" {
+				f.Severity = packs.Medium // a runaway allocation; a fork bomb is high
+			}
+		}
+		if !met && (p.Sandbox == nil || p.Sandbox.Limits == "") {
+			p.NotApplicable("no process or memory limit is enforced here (the isolation line says which cgroup controllers the leaf has)")
+			return
+		}
+		if !met {
+			p.Notef("limits enforced: %s", p.Sandbox.Limits)
+		}
+	},
+}
+
 // outsideRoot reports whether a file record's path is outside root/ in a
 // place a server has no business writing: root-evil, canary or the sandbox
 // top. home and tmp are the server's own HOME and TMPDIR.
