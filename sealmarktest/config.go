@@ -108,6 +108,10 @@ type Config struct {
 	// (timeouts.start, default 30s, and never past the test's deadline);
 	// CallTimeout bounds each request (timeouts.call, default 10s).
 	StartTimeout, CallTimeout time.Duration
+	// ProbeTimeout bounds each probe (timeouts.probe, default 5m): past it
+	// the probe is inconclusive. RunTimeout bounds the whole run
+	// (timeouts.run, default 1h, and never past the test's deadline).
+	ProbeTimeout, RunTimeout time.Duration
 }
 
 // settings layers the Config over its ConfigFile (over the defaults), the
@@ -187,6 +191,14 @@ func (c Config) settings() (*config.Resolved, error) {
 	if c.CallTimeout != 0 {
 		s.CallTimeout = c.CallTimeout
 		set("timeouts.call", "CallTimeout")
+	}
+	if c.ProbeTimeout != 0 {
+		s.ProbeTimeout = c.ProbeTimeout
+		set("timeouts.probe", "ProbeTimeout")
+	}
+	if c.RunTimeout != 0 {
+		s.RunTimeout = c.RunTimeout
+		set("timeouts.run", "RunTimeout")
 	}
 	if c.Probes != nil {
 		s.Probes = nil // the rows below replace the file's

@@ -62,6 +62,8 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.String("fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (low, medium, high, critical)")
 	fs.String("timeout", "30s", "bound on each server start up to its tool list")
 	fs.String("call-timeout", "10s", "bound on each request")
+	fs.String("probe-timeout", "5m", "bound on each probe; past it the probe is inconclusive")
+	fs.String("run-timeout", "1h", "bound on the whole run; past it the run stops (exit 3)")
 	fs.String("max-mib", "1024", "sandbox size limit in MiB (sandbox.max_mib)")
 	fs.String("layers-off", "", "turn off these containment `LAYERS` (comma-separated: "+strings.Join(engine.Layers, ", ")+"); the run is CUSTOM")
 	fs.Var(&repeated{}, "service", "let the server reach the host `ENDPOINT` tcp:127.0.0.1:PORT or unix:/PATH (repeatable; sandbox.services)")

@@ -58,6 +58,12 @@ func (r *Resolved) Check() error {
 	if r.CallTimeout <= 0 {
 		add("%s: want a positive duration, got %s", r.at("timeouts.call"), r.CallTimeout)
 	}
+	if r.ProbeTimeout <= 0 {
+		add("%s: want a positive duration, got %s", r.at("timeouts.probe"), r.ProbeTimeout)
+	}
+	if r.RunTimeout <= 0 {
+		add("%s: want a positive duration, got %s", r.at("timeouts.run"), r.RunTimeout)
+	}
 	if !slices.Contains(severities, r.FailOn) {
 		add("%s: want %s, got %q", r.at("fail_on"), severityList, r.FailOn)
 	}

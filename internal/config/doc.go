@@ -66,6 +66,8 @@
 //	baseline             baseline: --baseline                SEALMARK_BASELINE
 //	timeouts.start       timeout: --timeout                  SEALMARK_TIMEOUT
 //	timeouts.call        call-timeout: --call-timeout        SEALMARK_CALL_TIMEOUT
+//	timeouts.probe       probe-timeout: --probe-timeout      SEALMARK_PROBE_TIMEOUT
+//	timeouts.run         run-timeout: --run-timeout          SEALMARK_RUN_TIMEOUT
 //	report.json          json: --json                        SEALMARK_JSON
 //	report.sarif         sarif: --sarif                      SEALMARK_SARIF
 //	report.junit         junit: --junit                      SEALMARK_JUNIT

@@ -60,6 +60,8 @@ var settings = []setting{
 	{key: "baseline", kind: kindString, field: func(s *Settings) any { return &s.Baseline }},
 	{key: "timeouts.start", kind: kindDuration, field: func(s *Settings) any { return &s.StartTimeout }},
 	{key: "timeouts.call", kind: kindDuration, field: func(s *Settings) any { return &s.CallTimeout }},
+	{key: "timeouts.probe", kind: kindDuration, field: func(s *Settings) any { return &s.ProbeTimeout }},
+	{key: "timeouts.run", kind: kindDuration, field: func(s *Settings) any { return &s.RunTimeout }},
 	{key: "report.json", kind: kindString, field: func(s *Settings) any { return &s.JSON }},
 	{key: "report.sarif", kind: kindString, field: func(s *Settings) any { return &s.SARIF }},
 	{key: "report.junit", kind: kindString, field: func(s *Settings) any { return &s.JUnit }},

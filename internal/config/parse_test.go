@@ -53,6 +53,8 @@ baseline: old.json
 timeouts:
   start: 1m
   call: 1500ms
+  probe: 2m
+  run: 20m
 report:
   json: out/report.json
   sarif: out/report.sarif
@@ -106,13 +108,15 @@ var goodFiles = []struct {
 		s.Baseline = "old.json"
 		s.StartTimeout = time.Minute
 		s.CallTimeout = 1500 * time.Millisecond
+		s.ProbeTimeout = 2 * time.Minute
+		s.RunTimeout = 20 * time.Minute
 		s.JSON, s.SARIF, s.JUnit = "out/report.json", "out/report.sarif", "out/junit.xml"
 		s.DBAdminDSN = "postgres://admin:s3cret@127.0.0.1:5432/postgres"
 	}, lines: map[string]int{
 		"server": 2, "server.command": 3, "server.args": 4, "server.env": 5, "server.env.API_KEY": 6,
 		"server.env.DATA_DIR": 8, "server.headers.X-Trace": 12, "server.files.{sandbox}/etc/app.ini": 15,
 		"server.start": 18, "sandbox.network": 24, "sandbox.layers_off": 25, "sandbox.services": 26, "packs": 27, "hints": 28,
-		"hints.fs": 29, "hints.fs.depth": 31, "hints.db": 33, "fail_on": 34, "timeouts.call": 38, "db.admin_dsn": 44,
+		"hints.fs": 29, "hints.fs.depth": 31, "hints.db": 33, "fail_on": 34, "timeouts.call": 38, "timeouts.run": 40, "db.admin_dsn": 46,
 	}},
 	{name: "values for the server are taken as written", yaml: `server:
   command: ./server

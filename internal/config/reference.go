@@ -52,6 +52,8 @@ var keyDocs = map[string]string{
 	"baseline":        "a file of accepted findings (probe id, fingerprint, justification)",
 	"timeouts.start":  "bound on one server start up to its tool list (default 30s)",
 	"timeouts.call":   "bound on one request (default 10s)",
+	"timeouts.probe":  "bound on one probe; past it the probe is inconclusive (default 5m)",
+	"timeouts.run":    "bound on the whole run; past it the run stops, the probe in flight inconclusive (default 1h)",
 	"report.json":     "where to write the JSON report",
 	"report.sarif":    "where to write the SARIF 2.1.0 log",
 	"report.junit":    "where to write the JUnit XML",

@@ -46,13 +46,15 @@ type Settings struct {
 	JUnit        string        // report.junit: where to write the JUnit report
 	StartTimeout time.Duration // timeouts.start: bound on one start up to the tool list (default 30s)
 	CallTimeout  time.Duration // timeouts.call: bound on one request (default 10s)
+	ProbeTimeout time.Duration // timeouts.probe: bound on one probe (default 5m)
+	RunTimeout   time.Duration // timeouts.run: bound on the whole run (default 1h)
 
 	DBAdminDSN string // db.admin_dsn: the database administrator's connection string (db pack)
 }
 
 // Defaults returns the settings of a run nobody configured: ScrubEnv true,
-// MaxMiB 1024, FailOn "high", StartTimeout 30s, CallTimeout 10s, everything
-// else empty.
+// MaxMiB 1024, FailOn "high", StartTimeout 30s, CallTimeout 10s,
+// ProbeTimeout 5m, RunTimeout 1h, everything else empty.
 func Defaults() Settings {
 	return Settings{
 		ScrubEnv:     true,
@@ -60,6 +62,8 @@ func Defaults() Settings {
 		FailOn:       "high",
 		StartTimeout: 30 * time.Second,
 		CallTimeout:  10 * time.Second,
+		ProbeTimeout: 5 * time.Minute,
+		RunTimeout:   time.Hour,
 	}
 }
 

@@ -82,6 +82,10 @@ type Config struct {
 	// StartTimeout bounds a start: process start, initialize and the tool
 	// list (default 30s). CallTimeout bounds one request (default 10s).
 	StartTimeout, CallTimeout time.Duration
+	// ProbeTimeout bounds one probe (default 5m): past it the probe's
+	// calls are cancelled and it is inconclusive. RunTimeout bounds the
+	// whole run (default 1h): past it the run stops as on a signal.
+	ProbeTimeout, RunTimeout time.Duration
 	// StdinGrace and TermGrace bound the shutdown steps (default 2s each).
 	StdinGrace, TermGrace time.Duration
 	// MaxProcs (tasks: processes and threads) and MaxMemoryMiB limit a
@@ -156,6 +160,8 @@ func (c *Config) defaults() {
 	}
 	def(&c.StartTimeout, 30*time.Second)
 	def(&c.CallTimeout, 10*time.Second)
+	def(&c.ProbeTimeout, 5*time.Minute)
+	def(&c.RunTimeout, time.Hour)
 	def(&c.StdinGrace, 2*time.Second)
 	def(&c.TermGrace, 2*time.Second)
 	if c.MaxMiB <= 0 {
@@ -278,6 +284,7 @@ func FromSettings(s config.Settings) (Config, error) {
 		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
 		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
 		LayersOff: s.LayersOff, Services: s.Services, Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
+		ProbeTimeout: s.ProbeTimeout, RunTimeout: s.RunTimeout,
 		URL: s.URL, Start: s.Start, Hints: s.Hints, DBAdminDSN: s.DBAdminDSN,
 	}
 	for _, kv := range s.Env {

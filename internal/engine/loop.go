@@ -59,6 +59,8 @@ func (e *Engine) Run(ctx context.Context, h Hooks) *report.Report {
 // report says it was interrupted.
 func (e *Engine) RunT(ctx context.Context, t T, h Hooks) *report.Report {
 	defer e.Close()
+	ctx, cancel := context.WithTimeoutCause(ctx, e.cfg.RunTimeout, fmt.Errorf("the run's deadline passed (timeouts.run %s)", e.cfg.RunTimeout))
+	defer cancel()
 	if err := e.Open(); err != nil {
 		t.Error("", "sealmark: "+e.Redact(err.Error()))
 		return e.finish(t)
@@ -83,6 +85,9 @@ func (e *Engine) interrupted(ctx context.Context, t T) {
 	why := "the run was interrupted"
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		why += " (its deadline passed)"
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.DeadlineExceeded) {
+			why = c.Error()
+		}
 	}
 	e.mu.Lock()
 	again := e.stopped

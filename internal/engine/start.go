@@ -53,6 +53,9 @@ type PackRun struct {
 	extra    bool              // the drift check's start: its failure is no harness error
 	undo     func()
 	stopped  bool
+	// abandoned says why the start's later probes do not run: a probe
+	// overran its deadline and did not return (set under e.mu).
+	abandoned string
 
 	seenMu sync.Mutex
 	seen   []observers.Record // what the observers saw since this start
@@ -302,11 +305,18 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 	e.redactor.Stable(tok, "{token}")
 	res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity, Token: tok}
 	start := time.Now()
+	if why := pr.abandonedWhy(); why != "" {
+		res.Verdict, res.Reason = packs.Inconclusive, "not run: "+why
+		e.record(pr.idx, pr.pack.Name, res)
+		return res
+	}
 	if probe.Active && !e.cfg.Active {
 		res.Verdict, res.Reason = packs.NotApplicable, "an active probe: runs only with --active (Config.Active)"
 	} else {
+		pctx, cancel := context.WithTimeoutCause(ctx, e.cfg.ProbeTimeout, errProbeDeadline)
+		defer cancel()
 		p := &packs.Pass{
-			Ctx: ctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface,
+			Ctx: pctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface,
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
 			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
 			Listener6: e.listener6(), Install: e.install,
@@ -318,7 +328,7 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 		if view != nil {
 			p.Observed = view
 		}
-		panicked, returned := runBounded(ctx, probe.Run, p)
+		panicked, returned := runBounded(pctx, probe.Run, p)
 		if why := interruption(ctx); why != "" {
 			// Cut short from outside: what the probe saw since says nothing
 			// about the server (its calls failed because they were
@@ -329,6 +339,28 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 			res.Verdict, res.Reason = packs.Inconclusive, "interrupted: "+why+" during this probe"
 			if !returned {
 				res.Reason += fmt.Sprintf("; the probe had not returned %s later and was abandoned", probeGrace)
+			}
+			res.Millis = time.Since(start).Milliseconds()
+			e.record(pr.idx, pr.pack.Name, res)
+			return res
+		}
+		if errors.Is(context.Cause(pctx), errProbeDeadline) {
+			// The probe's own deadline: the server kept it waiting. What it
+			// reported rests on calls the deadline cancelled, so it is
+			// inconclusive, not a pass and not a finding.
+			res.Verdict = packs.Inconclusive
+			res.Reason = fmt.Sprintf("the probe's deadline passed (timeouts.probe %s): its calls were cancelled", e.cfg.ProbeTimeout)
+			if !returned {
+				why := fmt.Sprintf("probe %s overran its deadline (timeouts.probe %s) and was abandoned, so the server was stopped", probe.Name, e.cfg.ProbeTimeout)
+				pr.abandon(why)
+				res.Reason += fmt.Sprintf("; it had not returned %s later and was abandoned; the server was stopped", probeGrace)
+			} else {
+				res.Observations = view.finish()
+				_, _, dropped, notes := p.Outcome()
+				res.Notes = notes
+				if len(dropped) > 0 {
+					res.Reason += fmt.Sprintf("; %d finding(s) it reported are not judged", len(dropped))
+				}
 			}
 			res.Millis = time.Since(start).Milliseconds()
 			e.record(pr.idx, pr.pack.Name, res)
@@ -365,6 +397,30 @@ func (e *Engine) record(idx int, pack string, res report.Probe) {
 	if res.Verdict == packs.NotApplicable || res.Verdict == packs.Inconclusive {
 		e.rep.NotCovered = append(e.rep.NotCovered, report.NotCovered{Pack: pack, Probe: res.Name, Reason: string(res.Verdict) + ": " + res.Reason})
 	}
+}
+
+// errProbeDeadline is the cause of a probe's context past timeouts.probe.
+var errProbeDeadline = errors.New("the probe's deadline passed")
+
+// abandon stops the server of a start whose probe could not be stopped:
+// the abandoned probe may still use the session, so no later probe of the
+// start runs on it.
+func (pr *PackRun) abandon(why string) {
+	pr.e.mu.Lock()
+	pr.abandoned = why
+	pr.e.mu.Unlock()
+	if pr.proc != nil {
+		pr.proc.Kill()
+	} else if pr.sess != nil {
+		pr.sess.Close()
+	}
+}
+
+// abandonedWhy says why the start's later probes do not run, "" while they do.
+func (pr *PackRun) abandonedWhy() string {
+	pr.e.mu.Lock()
+	defer pr.e.mu.Unlock()
+	return pr.abandoned
 }
 
 // hurryGrace bounds each shutdown step of a server stopped because the
@@ -414,6 +470,9 @@ func interruption(ctx context.Context) string {
 	case ctx.Err() == nil:
 		return ""
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.DeadlineExceeded) {
+			return c.Error()
+		}
 		return "the run's deadline passed"
 	}
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
