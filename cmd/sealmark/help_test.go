@@ -81,7 +81,7 @@ func TestHelpErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"help", "nope"}, `sealmark help: unknown topic "nope": want config or one of run, init, doctor, diff, baseline, version, help`},
+		{[]string{"help", "nope"}, `sealmark help: unknown topic "nope": want config or one of run, scan, merge, init, doctor, diff, baseline, version, help`},
 		{[]string{"help", "run", "init"}, "sealmark help: want one topic, got 2: run init"},
 		{[]string{"baseline"}, "sealmark baseline: want the subcommand write, got nothing"},
 		{[]string{"baseline", "read"}, `sealmark baseline: want the subcommand write, got "read"`},
@@ -148,9 +148,30 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 			doctor[name] = fe
 		}
 	}
+	clientConfig := filepath.Join(dir, "mcp.json")
+	require.NoError(t, os.WriteFile(clientConfig, []byte(`{"mcpServers": {"a": {"command": "x"}}}`), 0o600))
+	scanErrs := map[string]flagError{
+		"list-configs":  boolErr("list-configs"),
+		"jobs":          {[]string{"--jobs", "0", clientConfig}, "sealmark scan: --jobs: want 1 or more, got 0"},
+		"only":          {[]string{"--only", "b", clientConfig}, "sealmark scan: --only: no server named b (the configurations have: a)"},
+		"as-configured": boolErr("as-configured"),
+		"cache-dir":     {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
+	}
+	scanErrs["quiet"] = boolErr("quiet")
+	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
+		fe := run[name]
+		scanErrs[name] = flagError{append(slices.Clone(fe.args[:len(fe.args)-2]), clientConfig), fe.want}
+	}
 	return map[string]map[string]flagError{
 		"run":    run,
+		"scan":   scanErrs,
 		"doctor": doctor,
+		"merge": {
+			"fail-on": {[]string{"--fail-on", "severe", report}, `sealmark merge: --fail-on: want low, medium, high or critical, got "severe"`},
+			"json":    {[]string{"--json", "/nonexistent/r.json", report}, `sealmark merge: flag --json: report.json: the directory "/nonexistent" does not exist`},
+			"sarif":   {[]string{"--sarif", "/nonexistent/r.sarif", report}, `sealmark merge: flag --sarif: report.sarif: the directory "/nonexistent" does not exist`},
+			"junit":   {[]string{"--junit", dir, report}, `sealmark merge: flag --junit: report.junit: "` + dir + `" is a directory`},
+		},
 		"init": {
 			"env":   {[]string{"--out", out, "--env", "NOEQUALS", "--", "node"}, "sealmark init: --env: want NAME=VALUE"},
 			"force": {[]string{"--out", existing, "--", "node"}, "sealmark init: " + existing + " exists; pass --force to overwrite it"},

@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/hostpath"
 	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/internal/report"
 )
@@ -218,13 +218,13 @@ func findPaths(d *initDraft, cwd string) []pathUse {
 	offered := map[string]string{} // path → offer
 	taken := map[string]bool{}
 	add := func(where string, slot *string) {
-		prefix, p, relative, ok := realPath(*slot, cwd)
+		prefix, p, relative, ok := hostpath.Find(*slot, cwd)
 		if !ok {
 			return
 		}
 		offer, seen := offered[p]
 		if !seen {
-			offer = sandboxName(p, taken)
+			offer = hostpath.SandboxName(p, taken)
 			offered[p] = offer
 		}
 		uses = append(uses, pathUse{where: where, slot: slot, prefix: prefix, path: p, relative: relative, offer: offer})
@@ -236,120 +236,6 @@ func findPaths(d *initDraft, cwd string) []pathUse {
 		add("server.env "+d.env[i].Name, &d.env[i].Value)
 	}
 	return uses
-}
-
-// realPath finds a path on this machine in one argument or env value: an
-// absolute path (/x, ~/x, C:\x), or a relative one that exists in cwd, alone
-// or as the value of --opt=PATH. Values holding a placeholder, the server's
-// own program (a program file, an executable, a project directory) and
-// plain flags are not paths.
-func realPath(s, cwd string) (prefix, p string, relative, ok bool) {
-	if s == "" || redact.HasPlaceholder(s) {
-		return "", "", false, false
-	}
-	p = s
-	if strings.HasPrefix(s, "-") {
-		opt, v, found := strings.Cut(s, "=")
-		if !found || v == "" {
-			return "", "", false, false
-		}
-		prefix, p = opt+"=", v
-	}
-	if absolutePath(p) {
-		if programFile(expandHome(p)) {
-			return "", "", false, false
-		}
-		return prefix, p, false, true
-	}
-	if strings.HasPrefix(p, "-") || strings.ContainsAny(p, "\x00\n") {
-		return "", "", false, false
-	}
-	local := filepath.Join(cwd, p)
-	if _, err := os.Lstat(local); err != nil || programFile(local) || projectDir(local) {
-		return "", "", false, false
-	}
-	return prefix, p, true, true
-}
-
-// absolutePath reports whether s is written as an absolute path on any
-// platform, the way run's path warnings see it.
-func absolutePath(s string) bool {
-	switch {
-	case strings.HasPrefix(s, "/"), strings.HasPrefix(s, "~/"), s == "~":
-		return true
-	case len(s) >= 3 && s[1] == ':' && (s[2] == '\\' || s[2] == '/'):
-		c := s[0] | 0x20
-		return 'a' <= c && c <= 'z'
-	}
-	return false
-}
-
-func expandHome(p string) string {
-	rest, ok := strings.CutPrefix(p, "~/")
-	if !ok {
-		return p
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return p
-	}
-	return filepath.Join(home, rest)
-}
-
-// programExtensions are the extensions of a server's own program file.
-var programExtensions = []string{".js", ".mjs", ".cjs", ".ts", ".py", ".rb", ".jar", ".php", ".pl", ".sh"}
-
-// programFile reports whether p is an existing regular file that is a
-// program: a known program extension, or executable.
-func programFile(p string) bool {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	ext := strings.ToLower(filepath.Ext(p))
-	for _, e := range programExtensions {
-		if ext == e {
-			return true
-		}
-	}
-	return fi.Mode()&0o111 != 0
-}
-
-// projectMarkers make a directory the server's own project rather than data.
-var projectMarkers = []string{"package.json", "pyproject.toml", "setup.py", "__init__.py", "__main__.py", "go.mod", "Cargo.toml", "deno.json"}
-
-func projectDir(p string) bool {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.IsDir() {
-		return false
-	}
-	for _, m := range projectMarkers {
-		if _, err := os.Stat(filepath.Join(p, m)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// sandboxName is {sandbox}/<last element of p>, made distinct from the
-// names already taken; a path with no last element ("/", ".", "~") is
-// {sandbox} itself.
-func sandboxName(p string, taken map[string]bool) string {
-	p = strings.TrimRight(p, `/\`)
-	base := p[strings.LastIndexAny(p, `/\`)+1:]
-	switch {
-	case base == "" || base == "." || base == ".." || base == "~" || strings.HasSuffix(base, ":"):
-		return "{sandbox}"
-	case strings.ContainsAny(base, "{}") || !printable(base):
-		base = "data"
-	}
-	name := base
-	for i := 2; taken[name]; i++ {
-		ext := filepath.Ext(base)
-		name = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(base, ext), i, ext)
-	}
-	taken[name] = true
-	return "{sandbox}/" + name
 }
 
 func printable(s string) bool {

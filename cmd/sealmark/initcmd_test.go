@@ -12,9 +12,11 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/hostpath"
 )
 
 // initIn runs sealmark init writing into a fresh directory and returns the
@@ -238,6 +240,6 @@ func TestSandboxName(t *testing.T) {
 		{"C:/", "{sandbox}"},
 		{"/weird/{x}", "{sandbox}/data"},
 	} {
-		assert.Equal(t, tc.want, sandboxName(tc.path, taken), tc.path)
+		assert.Equal(t, tc.want, hostpath.SandboxName(tc.path, taken), tc.path)
 	}
 }

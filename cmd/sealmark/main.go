@@ -4,6 +4,7 @@
 //	sealmark run -- node {cwd}/dist/index.js {sandbox}
 //	sealmark run --packs core --json report.json -- ./my-server --stdio
 //	sealmark run --example
+//	sealmark scan --jobs 2 ~/.cursor/mcp.json
 //	sealmark run --fixture fs --into ./sealmark-fixtures
 //	sealmark help [COMMAND | config]
 //
@@ -46,6 +47,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdin, stdout, stderr)
+	case "scan":
+		return scanCmd(args[1:], stdout, stderr)
+	case "merge":
+		return mergeCmd(args[1:], stdout, stderr)
 	case "diff":
 		return diffCmd(args[1:], stdout, stderr)
 	case "init":

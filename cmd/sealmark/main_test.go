@@ -14,6 +14,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/fixture/fsserver"
+	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/smbin"
 )
 
@@ -25,6 +26,7 @@ func TestMain(m *testing.M) {
 	smbin.Dispatch()
 	fixture.Dispatch()
 	fsserver.Dispatch()
+	httpfixture.Dispatch()
 	if os.Getenv(cliEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}

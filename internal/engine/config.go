@@ -129,6 +129,14 @@ type Config struct {
 	// Baseline accepts known findings: an accepted finding does not fail
 	// the run, an entry that matches no finding does. Nil means none.
 	Baseline *report.Baseline
+	// Secrets are values the front end knows to be secret whatever their
+	// name (a client config's credentials): each is masked as <redacted>
+	// in every output, like a header value. Values shorter than
+	// redact.MinSecretLen are ignored.
+	Secrets []string
+	// Custom are the reasons, from the front end, that make the run
+	// CUSTOM (a scan that kept the host paths a client config gave).
+	Custom []string
 
 	fsHints []fs.Hint // Hints["fs"], parsed by Validate
 }

@@ -138,6 +138,12 @@ func New(cfg Config) (*Engine, error) {
 			e.redactor.Secret(h.Value, redact.MaskRedacted) // a header value is a credential until shown otherwise
 		}
 	}
+	for _, s := range cfg.Secrets {
+		e.redactor.Secret(s, redact.MaskRedacted)
+	}
+	for _, reason := range cfg.Custom {
+		e.custom(reason)
+	}
 	if cfg.NoSandbox {
 		e.custom("--no-sandbox: the server ran outside a sandbox with the inherited environment")
 	} else if cfg.InheritEnv {

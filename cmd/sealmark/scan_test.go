@@ -1,0 +1,249 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// startHTTPFixture serves the HTTP fixture from a child process on a free
+// loopback port until the test ends, and returns its MCP URL.
+func startHTTPFixture(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	l.Close()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(self, httpfixture.Verb, "-addr", addr)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return "http://" + addr + "/mcp"
+		}
+		require.True(t, time.Now().Before(deadline), "the HTTP fixture never listened on %s", addr)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func randomHex(t *testing.T) string {
+	b := make([]byte, 12)
+	_, err := rand.Read(b)
+	require.NoError(t, err)
+	return hex.EncodeToString(b)
+}
+
+func writeJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := json.MarshalIndent(v, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+}
+
+// TestScanFiveServers: a Claude Desktop config (a clean fixture, a flawed
+// one, one that cannot start) and a VS Code one (an HTTP server, a fixture
+// whose env names a host directory) scanned at --jobs 2: each server gets
+// its own verdict, at most two run at once and some do, one exit code
+// over all, secrets from env and headers in no output, and the merged
+// JSON, SARIF and JUnit hold one part per server; merge and diff read it.
+func TestScanFiveServers(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	url := startHTTPFixture(t)
+	envSecret := "ghp_" + randomHex(t) // token-shaped under a name that does not look secret
+	headerSecret := "sk-" + randomHex(t)
+	notes := filepath.Join(dir, "notes")
+	require.NoError(t, os.Mkdir(notes, 0o700))
+	fixtureEntry := func(flags ...string) map[string]any {
+		return map[string]any{"command": self, "args": append([]string{fixture.Verb}, flags...), "env": map[string]string{"UPSTREAM_PAT": envSecret}}
+	}
+	claude := filepath.Join(dir, "claude_desktop_config.json")
+	writeJSONFile(t, claude, map[string]any{"mcpServers": map[string]any{
+		"clean":   fixtureEntry("-name=clean"),
+		"flawed":  fixtureEntry("-flaws=echo-canary"),
+		"nostart": map[string]any{"command": filepath.Join(dir, "no-such-server")},
+	}})
+	vscode := filepath.Join(dir, "mcp.json")
+	require.NoError(t, os.WriteFile(vscode, []byte(fmt.Sprintf(`{
+  // VS Code's form: servers, types, comments and trailing commas
+  "servers": {
+    "http": {"type": "http", "url": %q, "headers": {"Authorization": "Bearer %s"}},
+    "notes": {"type": "stdio", "command": %q, "args": [%q, "-name=notes"], "env": {"NOTES_DIR": %q}},
+  },
+}`, url, headerSecret, self, fixture.Verb, notes)), 0o600))
+
+	out := func(name string) string { return filepath.Join(dir, name) }
+	code, stdout, stderr := sealmark(t, "scan", "--jobs", "2", "--packs", "core", "--sandbox-dir", t.TempDir(), "--call-timeout", "2s",
+		"--cache-dir", t.TempDir(), "--json", out("scan.json"), "--sarif", out("scan.sarif"), "--junit", out("scan.xml"), claude, vscode)
+	assert.Equal(t, report.ExitHarness, code, "one server could not start: the scan's exit code says so\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	for _, row := range []string{
+		`clean +direct +pass +- `, `flawed +direct +FAIL +CORE-SECRET-ECHO critical `, `nostart +direct +ERROR +- `,
+		`http +http +pass +CORE-BOGUS-CURSOR low `, `notes +direct +pass +- `, // the HTTP fixture's one finding is below --fail-on
+	} {
+		assert.Regexp(t, `(?m)^`+row, stdout)
+	}
+	assert.Contains(t, stdout, "scan: 5 servers: 3 pass, 1 fail, 1 error")
+	assert.Regexp(t, `nostart:\n  harness error: .*no-such-server`, stdout)
+
+	f, err := os.Open(out("scan.json"))
+	require.NoError(t, err)
+	named, err := report.ReadJSONSet(f)
+	f.Close()
+	require.NoError(t, err)
+	reps := map[string]*report.Report{}
+	var names []string
+	for _, n := range named {
+		reps[n.Name] = n.Report
+		names = append(names, n.Name)
+	}
+	require.Equal(t, []string{"clean", "flawed", "http", "nostart", "notes"}, names)
+	for name, want := range map[string]int{"clean": 0, "flawed": 1, "http": 0, "nostart": 3, "notes": 0} {
+		assert.Equal(t, want, report.ExitCode(reps[name], packs.High), name)
+	}
+	assert.Equal(t, "http", reps["http"].Protocol.Transport)
+	assert.Equal(t, "sealmark-httpfixture", reps["http"].Protocol.ServerName)
+	assert.Equal(t, "notes", reps["notes"].Protocol.ServerName)
+	assert.Contains(t, reps["notes"].Server.Env, report.EnvEntry{Name: "NOTES_DIR", Value: "{sandbox}/notes"}, "the host path is replaced")
+	assert.Contains(t, reps["notes"].Warnings, "scan: env NOTES_DIR: the path "+notes+" on this machine was replaced with {sandbox}/notes")
+	assert.Equal(t, report.Standard, reps["notes"].Class)
+
+	// Parallel, and bounded: at each run's start, count the runs under way.
+	most := 0
+	for _, a := range named {
+		under := 0
+		for _, b := range named {
+			if !b.Report.Started.After(a.Report.Started) && b.Report.Finished.After(a.Report.Started) {
+				under++
+			}
+		}
+		most = max(most, under)
+	}
+	assert.Equal(t, 2, most, "--jobs 2: two servers ran at once, never three")
+
+	var sarif struct {
+		Runs []struct {
+			AutomationDetails struct{ ID string } `json:"automationDetails"`
+			Results           []struct{ RuleID string }
+		}
+	}
+	data, err := os.ReadFile(out("scan.sarif"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &sarif))
+	var ids []string
+	for _, r := range sarif.Runs {
+		ids = append(ids, r.AutomationDetails.ID)
+		if r.AutomationDetails.ID == "flawed" || r.AutomationDetails.ID == "http" {
+			assert.NotEmpty(t, r.Results)
+		} else {
+			assert.Empty(t, r.Results, r.AutomationDetails.ID)
+		}
+	}
+	assert.Equal(t, []string{"clean", "flawed", "nostart", "http", "notes"}, ids, "one run per server, in the configurations' order")
+	junit, err := os.ReadFile(out("scan.xml"))
+	require.NoError(t, err)
+	for _, name := range names {
+		assert.Contains(t, string(junit), `<testsuite name="`+name+`"`)
+	}
+
+	for what, text := range map[string]string{"stdout": stdout, "stderr": stderr, "json": readString(t, out("scan.json")), "sarif": string(data), "junit": string(junit)} {
+		assert.NotContains(t, text, envSecret, "the env secret in %s", what)
+		assert.NotContains(t, text, headerSecret, "the header secret in %s", what)
+	}
+
+	// merge: per-server reports (a CI matrix's) merge back into the same report.
+	var parts []string
+	for _, n := range named {
+		p := out(n.Name + ".json")
+		w, err := os.Create(p)
+		require.NoError(t, err)
+		require.NoError(t, report.WriteJSON(w, n.Report))
+		require.NoError(t, w.Close())
+		parts = append(parts, p)
+	}
+	code, mergedOut, mergeErr := sealmark(t, append([]string{"merge", "--json", out("merged.json")}, parts...)...)
+	assert.Equal(t, report.ExitHarness, code, mergeErr)
+	assert.JSONEq(t, readString(t, out("scan.json")), readString(t, out("merged.json")))
+	assert.Regexp(t, `(?m)^flawed +direct +FAIL +CORE-SECRET-ECHO critical `, mergedOut)
+	code, _, mergeErr = sealmark(t, "merge", parts[0], parts[0])
+	assert.Equal(t, report.ExitHarness, code)
+	assert.Contains(t, mergeErr, `a server named "clean" is already in an earlier report`)
+
+	// diff: a merged report against one without the flawed server.
+	code, diffOut, diffErr := sealmark(t, "merge", "--json", out("before.json"), parts[0], parts[2], parts[4])
+	require.Equal(t, report.ExitClean, code, diffErr)
+	code, diffOut, diffErr = sealmark(t, "diff", out("before.json"), out("merged.json"))
+	assert.Equal(t, report.ExitFindings, code, diffErr)
+	assert.Regexp(t, `== flawed\n\(only in NEW\)\n(.*\n)*new: CORE-SECRET-ECHO critical`, diffOut)
+	assert.Contains(t, diffOut, "== clean\n")
+}
+
+func readString(t *testing.T, path string) string {
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// TestScanAsConfiguredIsCustom: --as-configured gives the server its host
+// path and the run is CUSTOM, naming why.
+func TestScanAsConfiguredIsCustom(t *testing.T) {
+	dir := t.TempDir()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	cfg := filepath.Join(dir, "c.json")
+	writeJSONFile(t, cfg, map[string]any{"mcpServers": map[string]any{
+		"notes": map[string]any{"command": self, "args": []string{fixture.Verb}, "env": map[string]string{"NOTES_DIR": dir}},
+	}})
+	code, stdout, stderr := sealmark(t, "scan", "--as-configured", "--packs", "core", "--sandbox-dir", t.TempDir(), "--call-timeout", "2s", "--json", filepath.Join(dir, "r.json"), cfg)
+	require.Equal(t, report.ExitClean, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	f, err := os.Open(filepath.Join(dir, "r.json"))
+	require.NoError(t, err)
+	defer f.Close()
+	rep, err := report.ReadJSON(f)
+	require.NoError(t, err)
+	assert.Equal(t, report.Custom, rep.Class)
+	assert.Equal(t, []string{"scan --as-configured: the server got host paths (env NOTES_DIR)"}, rep.ClassReasons)
+	assert.True(t, slices.ContainsFunc(rep.Warnings, func(w string) bool {
+		return strings.Contains(w, "env NOTES_DIR is a path on this machine, kept as configured")
+	}))
+}
+
+func TestScanListConfigs(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Chdir(cwd)
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".cursor"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".cursor", "mcp.json"), []byte(`{"mcpServers": {}}`), 0o600))
+	code, stdout, _ := sealmark(t, "scan", "--list-configs")
+	require.Equal(t, 0, code)
+	assert.Regexp(t, `(?m)^Cursor \(user\) +found +`+regexp.QuoteMeta(filepath.Join(home, ".cursor", "mcp.json"))+`$`, stdout)
+	assert.Regexp(t, `(?m)^Windsurf +not found +`+regexp.QuoteMeta(filepath.Join(home, ".codeium", "windsurf", "mcp_config.json"))+`$`, stdout)
+	assert.Regexp(t, `(?m)^VS Code \(workspace\) +not found +`+regexp.QuoteMeta(filepath.Join(cwd, ".vscode", "mcp.json"))+`$`, stdout)
+	// Without a file, scan reads the places that exist: an empty one lists no servers.
+	code, _, stderr := sealmark(t, "scan")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "the configurations list no servers: "+filepath.Join(home, ".cursor", "mcp.json"))
+}

@@ -1,0 +1,122 @@
+package scan
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/config"
+)
+
+func TestParseLaunch(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		args    []string
+		want    launch
+	}{
+		{"npx", []string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "{sandbox}"}, launch{kind: NPX, pkg: "@modelcontextprotocol/server-filesystem@2026.8.31", args: []string{"{sandbox}"}}},
+		{"npx", []string{"mcp-fetch-server"}, launch{kind: NPX, pkg: "mcp-fetch-server"}},
+		{"/usr/bin/npx", []string{"--yes", "-p", "pkg@1.2.3", "tool", "--flag"}, launch{kind: NPX, pkg: "pkg@1.2.3", bin: "tool", args: []string{"--flag"}}},
+		{"npx.cmd", []string{"-y", "--", "pkg", "-x"}, launch{kind: NPX, pkg: "pkg", args: []string{"-x"}}},
+		{"uvx", []string{"mcp-server-git", "--repository", "/r"}, launch{kind: UVX, pkg: "mcp-server-git"}},
+		{"pipx", []string{"run", "mcp-server-time"}, launch{kind: Pipx, pkg: "mcp-server-time"}},
+		{"docker", []string{"run", "-i", "--rm", "mcp/fetch"}, launch{kind: Docker}},
+		{"node", []string{"server.js"}, launch{kind: Direct, args: []string{"server.js"}}},
+	} {
+		got, err := parseLaunch(tc.command, tc.args)
+		require.NoError(t, err, "%s %v", tc.command, tc.args)
+		assert.Equal(t, tc.want, got, "%s %v", tc.command, tc.args)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-y"}, "npx without a package"},
+		{[]string{"--registry", "http://evil", "pkg"}, "npx option --registry is not one scan understands"},
+		{[]string{"-y", "./local"}, `npx package "./local": want a registry package NAME or NAME@VERSION`},
+		{[]string{"-y", "git+https://x/y.git"}, "want a registry package"},
+		{[]string{"-p"}, "npx -p without a package"},
+	} {
+		_, err := parseLaunch("npx", tc.args)
+		require.Error(t, err, "%v", tc.args)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+}
+
+func TestNPMBin(t *testing.T) {
+	dir := t.TempDir()
+	write := func(meta string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "package.json"), []byte(meta), 0o600))
+	}
+	write(`{"name": "@s/server-x", "bin": "dist/index.js"}`)
+	got, err := npmBin(dir, "@s/server-x", "")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "dist", "index.js"), got)
+	write(`{"bin": {"other": "o.js", "server-x": "x.js"}}`)
+	got, err = npmBin(dir, "@s/server-x", "")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "x.js"), got, "the program named like the package")
+	got, err = npmBin(dir, "@s/server-x", "other")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "o.js"), got, "-p's program")
+	_, err = npmBin(dir, "@s/server-x", "nope")
+	assert.ErrorContains(t, err, `no program "nope"`)
+	write(`{"bin": {"a": "../../../etc/passwd"}}`)
+	_, err = npmBin(dir, "p", "")
+	assert.ErrorContains(t, err, "leaves the package")
+	write(`{"name": "p"}`)
+	_, err = npmBin(dir, "p", "")
+	assert.ErrorContains(t, err, "no bin in package.json")
+}
+
+func TestLaunchersThatNeedAnotherRegistryAreEntryErrors(t *testing.T) {
+	o := &Options{Cwd: t.TempDir(), Fetcher: &Fetcher{Dir: t.TempDir()}}
+	for _, e := range []Entry{
+		{Name: "u", Type: "stdio", Command: "uvx", Args: []string{"mcp-server-time"}},
+		{Name: "p", Type: "stdio", Command: "pipx", Args: []string{"run", "mcp-server-time"}},
+		{Name: "d", Type: "stdio", Command: "docker", Args: []string{"run", "-i", "mcp/time"}},
+	} {
+		p, err := makePlan(context.Background(), e, o)
+		require.Error(t, err, e.Command)
+		assert.Equal(t, e.Command, p.launcher)
+	}
+}
+
+func TestSecretValue(t *testing.T) {
+	for kv, want := range map[config.KV]bool{
+		{Name: "GITHUB_TOKEN", Value: "abcdef"}:                         true,
+		{Name: "UPSTREAM_PAT", Value: "ghp_a1b2c3d4e5f6g7h8i9"}:         true,  // token-shaped under a plain name
+		{Name: "GITHUB_TOKEN", Value: "abc"}:                            false, // too short to mask anywhere
+		{Name: "ROOT", Value: "/home/me/projects/2026"}:                 false,
+		{Name: "LOG_LEVEL", Value: "debug"}:                             false,
+		{Name: "API_KEY", Value: "${input:key}"}:                        false,
+		{Name: "MEMORY_FILE_PATH", Value: "{sandbox}/memory-2026.json"}: false,
+	} {
+		assert.Equal(t, want, secretValue(kv), "%v", kv)
+	}
+}
+
+func TestReplacePaths(t *testing.T) {
+	cwd := t.TempDir()
+	host := filepath.Join(cwd, "notes")
+	require.NoError(t, os.Mkdir(host, 0o700))
+	e := Entry{Name: "n", Type: "stdio", Command: "node", Args: []string{"--root=" + host, host, "--verbose"}, Env: []config.KV{{Name: "MEMORY_FILE_PATH", Value: "/var/lib/mem.json"}}}
+	p, err := makePlan(context.Background(), e, &Options{Cwd: cwd})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"--root={sandbox}/notes", "{sandbox}/notes", "--verbose"}, p.file.Args)
+	assert.Equal(t, []config.KV{{Name: "MEMORY_FILE_PATH", Value: "{sandbox}/mem.json"}}, p.file.Env)
+	assert.Equal(t, []config.File{{Path: "{sandbox}/notes/.sealmark-scan"}}, p.file.Files, "the directory is made in the sandbox, once")
+	assert.Contains(t, p.notes, "scan: args[1]: the path "+host+" on this machine was replaced with {sandbox}/notes")
+	assert.Empty(t, p.custom)
+	assert.Equal(t, []string{"--root=" + host, host, "--verbose"}, e.Args, "the entry itself is untouched")
+
+	p, err = makePlan(context.Background(), e, &Options{Cwd: cwd, AsConfigured: true})
+	require.NoError(t, err)
+	assert.Equal(t, e.Args, p.file.Args)
+	assert.Empty(t, p.file.Files)
+	assert.Equal(t, []string{"scan --as-configured: the server got host paths (args[0], args[1], env MEMORY_FILE_PATH)"}, p.custom)
+}

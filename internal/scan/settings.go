@@ -1,0 +1,132 @@
+package scan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/hostpath"
+	"github.com/sealmark/sealmark/internal/redact"
+)
+
+// plan is one entry made ready to run: the settings of its file layer,
+// the secrets to mask, what scan changed and what makes the run CUSTOM.
+type plan struct {
+	entry    Entry
+	launcher string
+	file     *config.Settings
+	secrets  []string
+	notes    []string // for the report's warnings: paths replaced or kept, inputs
+	custom   []string
+}
+
+// makePlan turns an entry into settings: the launcher's package is
+// fetched (npx), host paths in the server's arguments and env are replaced
+// with sandbox paths unless asConfigured, and the env and header values
+// become secrets to mask.
+func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
+	defaults := config.Defaults() // the entry is the file layer: what it does not set stays the default
+	p := &plan{entry: e, launcher: Direct, file: &defaults}
+	for _, kv := range append(append([]config.KV(nil), e.Env...), e.Headers...) {
+		if secretValue(kv) {
+			p.secrets = append(p.secrets, kv.Value)
+		}
+	}
+	for _, in := range e.Inputs {
+		p.notes = append(p.notes, fmt.Sprintf("scan: ${input:%s} is a VS Code input sealmark cannot ask for; it was passed as written", in))
+	}
+	if e.Type != "stdio" {
+		p.launcher = e.Type
+		p.file.URL = e.URL
+		p.file.Headers = e.Headers
+		return p, nil
+	}
+	l, err := parseLaunch(e.Command, e.Args)
+	if err != nil {
+		return p, err
+	}
+	p.launcher = l.kind
+	p.file.Env = append([]config.KV(nil), e.Env...)
+	args := append([]string(nil), l.args...)
+	p.replacePaths(args, p.file.Env, o)
+	switch l.kind {
+	case Direct:
+		p.file.Command, p.file.Args = e.Command, args
+	case NPX:
+		l.args = args
+		cmd, full, err := o.Fetcher.npm(ctx, l)
+		if err != nil {
+			return p, err
+		}
+		p.file.Command, p.file.Args = cmd, full
+	case UVX, Pipx:
+		return p, fmt.Errorf("%s entry: fetching %q needs the Python package index, which scan does not fetch from yet; install it (uv tool install, pipx install) and point the entry's command at the installed program", l.kind, l.pkg)
+	case Docker:
+		return p, fmt.Errorf("docker entry: Docker runs the server in its own container, outside Sealmark's sandbox and observers; point the entry at the server's program instead")
+	}
+	return p, nil
+}
+
+// secretValue reports whether a client config's env or header value is a
+// credential: a header value, a value under a secret-looking name, or one
+// shaped like a token (16 or more characters mixing letters and digits,
+// with no space or path separator). A placeholder is none.
+func secretValue(kv config.KV) bool {
+	v := kv.Value
+	if len(v) < redact.MinSecretLen || redact.HasPlaceholder(v) || inputRef.MatchString(v) {
+		return false
+	}
+	if redact.SecretName(kv.Name) {
+		return true
+	}
+	if len(v) < 16 || strings.ContainsAny(v, " /\\") {
+		return false
+	}
+	letters, digits := false, false
+	for _, r := range v {
+		letters = letters || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
+		digits = digits || ('0' <= r && r <= '9')
+	}
+	return letters && digits
+}
+
+// replacePaths replaces each host path among the server's arguments and
+// env values with a sandbox path, as sealmark init --yes does, and notes
+// each; asConfigured keeps them, noted, and makes the run CUSTOM.
+func (p *plan) replacePaths(args []string, env []config.KV, o *Options) {
+	offered := map[string]string{}
+	taken := map[string]bool{}
+	var kept []string
+	one := func(where string, slot *string) {
+		prefix, path, _, ok := hostpath.Find(*slot, o.Cwd)
+		if !ok {
+			return
+		}
+		if o.AsConfigured {
+			kept = append(kept, where)
+			p.notes = append(p.notes, fmt.Sprintf("scan: %s is a path on this machine, kept as configured (--as-configured); valid calls may read or write it", where))
+			return
+		}
+		offer, seen := offered[path]
+		if !seen {
+			offer = hostpath.SandboxName(path, taken)
+			offered[path] = offer
+			if offer != "{sandbox}" && hostpath.IsDir(path, o.Cwd) {
+				// The server gets the directory it was configured with, empty.
+				p.file.Files = append(p.file.Files, config.File{Path: offer + "/.sealmark-scan", Content: ""})
+			}
+		}
+		p.notes = append(p.notes, fmt.Sprintf("scan: %s: the path %s on this machine was replaced with %s", where, path, offer))
+		*slot = prefix + offer
+	}
+	for i := range args {
+		one(fmt.Sprintf("args[%d]", i), &args[i])
+	}
+	for i := range env {
+		one("env "+env[i].Name, &env[i].Value)
+	}
+	if len(kept) > 0 {
+		p.custom = append(p.custom, "scan --as-configured: the server got host paths ("+strings.Join(kept, ", ")+")")
+	}
+}
