@@ -247,3 +247,38 @@ func TestScanListConfigs(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "the configurations list no servers: "+filepath.Join(home, ".cursor", "mcp.json"))
 }
+
+// TestScanNPXEntryRunsContainedAfterTheFetch: the npx entry people write
+// for the reference file server is fetched with npm (the registry is the
+// one host besides loopback this machine reaches), then the installed
+// server runs contained with no network, as a direct start would.
+func TestScanNPXEntryRunsContainedAfterTheFetch(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed: the npx entry cannot be fetched")
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "claude_desktop_config.json")
+	writeJSONFile(t, cfg, map[string]any{"mcpServers": map[string]any{
+		"filesystem": map[string]any{"command": "npx", "args": []string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "{sandbox}"}},
+	}})
+	// The user cache's sealmark directory, as for a user: a pinned version
+	// once fetched is not fetched again.
+	code, stdout, stderr := sealmark(t, "scan", "--packs", "core", "--sandbox-dir", t.TempDir(), "--json", filepath.Join(dir, "r.json"), cfg)
+	require.Equal(t, report.ExitClean, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Regexp(t, `(?m)^filesystem +npx +pass `, stdout)
+	f, err := os.Open(filepath.Join(dir, "r.json"))
+	require.NoError(t, err)
+	defer f.Close()
+	rep, err := report.ReadJSON(f)
+	require.NoError(t, err)
+	assert.Empty(t, rep.HarnessError)
+	assert.Equal(t, "secure-filesystem-server", rep.Protocol.ServerName)
+	assert.Equal(t, "node", rep.Server.Command)
+	assert.Equal(t, []string{"{install}/dist/index.js", "{sandbox}"}, rep.Server.Args, "the installed program, started directly")
+	assert.Contains(t, rep.Sandbox.Isolation, "net=netns(lo-only)", "the server itself has no network")
+	assert.Equal(t, report.Standard, rep.Class)
+	assert.True(t, slices.ContainsFunc(rep.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "scan: npx: @modelcontextprotocol/server-filesystem@2026.8.31 fetched with npm install") ||
+			w == "scan: npx: @modelcontextprotocol/server-filesystem@2026.8.31 was already fetched (a pinned version); the registry was not asked"
+	}), "%v", rep.Warnings)
+}

@@ -19,13 +19,13 @@ var layers = []struct {
 	rank     int
 	prefixes []string
 }{
-	{0, []string{"observers", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout"}},
+	{0, []string{"observers", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout", "internal/hostpath"}},
 	{1, []string{"internal/launch", "internal/contain"}},
 	{2, []string{"observers/"}},
 	{3, []string{"packs", "internal/sandbox", "internal/session"}},
 	{4, []string{"packs/", "internal/report", "internal/config"}},
 	{5, []string{"internal/engine"}},
-	{6, []string{"sealmarktest", "cmd/", "."}}, // "." is the module's root package (its examples)
+	{6, []string{"sealmarktest", "cmd/", ".", "internal/scan"}}, // "." is the module's root package (its examples)
 }
 
 // testOnly are fixture servers and helpers of Sealmark's own tests: no

@@ -160,20 +160,29 @@ func (f *Fetcher) lock(dir string) func() {
 
 // npm installs the package of an npx entry (npm install --prefix, install
 // scripts off: they would run outside the sandbox) and returns the command
-// that runs its program directly: node SCRIPT for a JavaScript program.
-func (f *Fetcher) npm(ctx context.Context, l launch) (command string, args []string, err error) {
+// that runs its program directly (node SCRIPT for a JavaScript program)
+// and whether the registry was asked: a pinned version already installed
+// is not fetched again.
+func (f *Fetcher) npm(ctx context.Context, l launch) (command string, args []string, fetched bool, err error) {
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		return "", nil, errors.New("npx entry: npm is not installed, so the package cannot be fetched")
+		return "", nil, false, errors.New("npx entry: npm is not installed, so the package cannot be fetched")
 	}
 	dir := filepath.Join(f.Dir, "npm", strings.ReplaceAll(l.pkg, "/", "__"))
 	defer f.lock(dir)()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", nil, fmt.Errorf("npx entry: %v", err)
+		return "", nil, false, fmt.Errorf("npx entry: %v", err)
 	}
 	timeout := f.Timeout
 	if timeout <= 0 {
 		timeout = 5 * time.Minute
+	}
+	name, version := splitSpec(l.pkg)
+	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(name))
+	if exactVersion.MatchString(version) && installedVersion(pkgDir) == version {
+		// A pinned version already fetched: nothing to ask the registry.
+		command, args, err := npmCommand(pkgDir, name, l)
+		return command, args, false, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -188,10 +197,31 @@ func (f *Fetcher) npm(ctx context.Context, l launch) (command string, args []str
 		if ctx.Err() != nil {
 			why = "no answer within " + timeout.String()
 		}
-		return "", nil, fmt.Errorf("fetching %s with npm install failed (%s): %s", l.pkg, why, strings.TrimSpace(out.String()))
+		return "", nil, true, fmt.Errorf("fetching %s with npm install failed (%s): %s", l.pkg, why, strings.TrimSpace(out.String()))
 	}
-	name, _ := splitSpec(l.pkg)
-	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(name))
+	command, args, err = npmCommand(pkgDir, name, l)
+	return command, args, true, err
+}
+
+// exactVersion is a pinned semantic version: 1.2.3, 2026.8.31, 1.0.0-beta.1.
+var exactVersion = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
+
+// installedVersion is the version of the package installed in pkgDir, or "".
+func installedVersion(pkgDir string) string {
+	f, err := os.Open(filepath.Join(pkgDir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var meta struct{ Version string }
+	if json.NewDecoder(io.LimitReader(f, MaxConfigBytes)).Decode(&meta) != nil {
+		return ""
+	}
+	return meta.Version
+}
+
+// npmCommand is the command that runs the installed package's program.
+func npmCommand(pkgDir, name string, l launch) (string, []string, error) {
 	script, err := npmBin(pkgDir, name, l.bin)
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %v", l.pkg, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/packs"
 )
 
 func TestParseLaunch(t *testing.T) {
@@ -119,4 +120,53 @@ func TestReplacePaths(t *testing.T) {
 	assert.Equal(t, e.Args, p.file.Args)
 	assert.Empty(t, p.file.Files)
 	assert.Equal(t, []string{"scan --as-configured: the server got host paths (args[0], args[1], env MEMORY_FILE_PATH)"}, p.custom)
+}
+
+// fakeNPM puts an npm first on PATH that runs script (sh) with npm's
+// arguments.
+func fakeNPM(t *testing.T, script string) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "npm"), []byte("#!/bin/sh\n"+script), 0o755))
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+func TestNPXFetchThenRunTheInstalledProgram(t *testing.T) {
+	// A stand-in npm that installs a package the way npm install --prefix does.
+	fakeNPM(t, `[ "$1" = install ] && [ "$2" = --prefix ] || exit 9
+case " $* " in *" --ignore-scripts "*) ;; *) echo "install scripts were not turned off" >&2; exit 9;; esac
+mkdir -p "$3/node_modules/@s/server-x/dist" && printf '{"name":"@s/server-x","bin":{"server-x":"dist/index.js"}}' > "$3/node_modules/@s/server-x/package.json"
+`)
+	cache := t.TempDir()
+	e := Entry{Name: "x", Type: "stdio", Command: "npx", Args: []string{"-y", "@s/server-x@1.0.0", "{sandbox}"}}
+	p, err := makePlan(context.Background(), e, &Options{Cwd: t.TempDir(), Fetcher: &Fetcher{Dir: cache, Env: os.Environ()}})
+	require.NoError(t, err)
+	assert.Equal(t, NPX, p.launcher)
+	assert.Equal(t, "node", p.file.Command)
+	assert.Equal(t, []string{filepath.Join(cache, "npm", "@s__server-x@1.0.0", "node_modules", "@s", "server-x", "dist", "index.js"), "{sandbox}"}, p.file.Args)
+}
+
+func TestNPXFetchFailureIsTheEntrysError(t *testing.T) {
+	fakeNPM(t, `echo "npm error 404 Not Found - GET https://registry.npmjs.org/nope" >&2; exit 1`)
+	e := Entry{Name: "x", Type: "stdio", Command: "npx", Args: []string{"-y", "nope"}}
+	results := Run(context.Background(), []Entry{e}, &Options{Cwd: t.TempDir(), Fetcher: &Fetcher{Dir: t.TempDir(), Env: os.Environ()}})
+	require.Len(t, results, 1)
+	rep := results[0].Report
+	assert.Equal(t, NPX, results[0].Launcher)
+	assert.Contains(t, rep.HarnessError, "fetching nope with npm install failed (exit status 1): npm error 404 Not Found")
+	assert.Equal(t, 3, ExitCode(Names(results), packs.High), "an entry that cannot be fetched is an error")
+}
+
+func TestNPXPinnedVersionIsFetchedOnce(t *testing.T) {
+	fakeNPM(t, `echo fetch >> "$3/../fetches"
+mkdir -p "$3/node_modules/p" && printf '{"name":"p","version":"1.2.3","bin":"i.js"}' > "$3/node_modules/p/package.json"
+`)
+	cache := t.TempDir()
+	o := &Options{Cwd: t.TempDir(), Fetcher: &Fetcher{Dir: cache, Env: os.Environ()}}
+	for _, spec := range []string{"p@1.2.3", "p@1.2.3", "p@latest", "p@latest"} {
+		_, err := makePlan(context.Background(), Entry{Name: "p", Type: "stdio", Command: "npx", Args: []string{"-y", spec}}, o)
+		require.NoError(t, err, spec)
+	}
+	data, err := os.ReadFile(filepath.Join(cache, "npm", "fetches"))
+	require.NoError(t, err)
+	assert.Equal(t, "fetch\nfetch\nfetch\n", string(data), "1.2.3 once, latest every time")
 }

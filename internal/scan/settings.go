@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/hostpath"
@@ -55,11 +56,17 @@ func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
 		p.file.Command, p.file.Args = e.Command, args
 	case NPX:
 		l.args = args
-		cmd, full, err := o.Fetcher.npm(ctx, l)
+		began := time.Now()
+		cmd, full, fetched, err := o.Fetcher.npm(ctx, l)
 		if err != nil {
 			return p, err
 		}
 		p.file.Command, p.file.Args = cmd, full
+		if fetched {
+			p.notes = append(p.notes, fmt.Sprintf("scan: npx: %s fetched with npm install (scripts off) before the contained start, in %s", l.pkg, time.Since(began).Round(100*time.Millisecond)))
+		} else {
+			p.notes = append(p.notes, fmt.Sprintf("scan: npx: %s was already fetched (a pinned version); the registry was not asked", l.pkg))
+		}
 	case UVX, Pipx:
 		return p, fmt.Errorf("%s entry: fetching %q needs the Python package index, which scan does not fetch from yet; install it (uv tool install, pipx install) and point the entry's command at the installed program", l.kind, l.pkg)
 	case Docker:
