@@ -3,6 +3,7 @@ package sealmarktest_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,6 +155,63 @@ func TestBothDoorsOneReport(t *testing.T) {
 		assert.Contains(t, out, "--- PASS: TestVictimDoors/core/secret-echo", "an accepted finding does not fail its probe")
 		assert.Contains(t, out, "accepted by the baseline: the fixture echoes its environment on purpose")
 		assert.Contains(t, out, "baseline entries that match no finding (remove them): CORE-INITIALIZE 0000000000000000")
+	})
+
+	t.Run("fail-on", func(t *testing.T) {
+		// One meaning of fail: at fail_on high, the critical canary echo
+		// fails, the low and medium tool-name findings are warnings, and
+		// every output says the same.
+		cfg, flags := stdio("echo-canary,bad-tool-name")
+		cfg.FailOn, flags["fail-on"] = "high", "high"
+		cli, code := cliDoor(t, flags)
+		goTest, out, passed := goTestDoor(t, cfg, "^TestVictimDoors$")
+		sameReport(t, cli, goTest)
+		rep, err := report.ReadJSON(strings.NewReader(string(cli)))
+		require.NoError(t, err)
+
+		assert.Equal(t, report.ExitFindings, code, "exit code: the critical finding fails the run")
+		assert.False(t, passed, "go test: the critical finding fails the test")
+		assert.Contains(t, out, "--- FAIL: TestVictimDoors/core/secret-echo ")
+		assert.Contains(t, out, "--- PASS: TestVictimDoors/core/tools-list ", "go test: a low finding does not fail its probe")
+		assert.Contains(t, out, `CORE-TOOLS-LIST low: tool name "read note!" is not 1-128 characters`, "go test: the low finding is logged")
+
+		assert.Equal(t, "high", rep.FailOn, "JSON: the fail bar")
+		assert.Equal(t, map[report.Outcome]int{report.OutcomeFail: 1, report.OutcomeWarn: 1, report.OutcomeAccepted: 0}, rep.Summary.Outcomes, "JSON: outcomes")
+
+		var text strings.Builder
+		require.NoError(t, report.WriteText(&text, rep))
+		assert.Regexp(t, `(?m)^  FAIL +secret-echo +CORE-SECRET-ECHO critical`, text.String())
+		assert.Regexp(t, `(?m)^  WARN +tools-list +CORE-TOOLS-LIST low`, text.String())
+		assert.Regexp(t, `(?m)^summary: \d+ pass, 1 fail \(2 critical\), 1 warn \(1 medium, 1 low\), `, text.String())
+
+		var junit strings.Builder
+		require.NoError(t, report.WriteJUnit(&junit, rep))
+		assert.Regexp(t, `<testcase classname="core" name="secret-echo" time="[0-9.]+">\s*<failure message="CORE-SECRET-ECHO critical`, junit.String())
+		assert.Regexp(t, `<testcase classname="core" name="tools-list" time="[0-9.]+">\s*<system-out>warning: below fail_on high`, junit.String())
+		assert.Contains(t, junit.String(), `<testsuite name="sealmark/core" tests="`+fmt.Sprint(len(rep.Packs[0].Probes))+`" failures="1" `)
+
+		var sarif strings.Builder
+		require.NoError(t, report.WriteSARIF(&sarif, rep, report.SARIFOptions{}))
+		var log struct {
+			Runs []struct {
+				Results []struct {
+					RuleID     string `json:"ruleId"`
+					Level      string `json:"level"`
+					Properties struct {
+						Outcome string `json:"outcome"`
+					} `json:"properties"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(sarif.String()), &log))
+		levels := map[string][]string{}
+		for _, r := range log.Runs[0].Results {
+			levels[r.RuleID] = append(levels[r.RuleID], r.Level+"/"+r.Properties.Outcome)
+		}
+		assert.Equal(t, map[string][]string{
+			"CORE-SECRET-ECHO": {"error/fail", "error/fail"},
+			"CORE-TOOLS-LIST":  {"note/warn", "warning/warn"},
+		}, levels, "SARIF: error only for what fails the run")
 	})
 
 	t.Run("http", func(t *testing.T) {

@@ -129,7 +129,7 @@ func TestServerThatCannotStartIsExit3(t *testing.T) {
 
 	code, out, _ = sealmark(t, append(runArgs(t, "--timeout", "2s", "--"), serverArgs(t, "hang-init")...)...)
 	assert.Equal(t, 3, code)
-	assert.Contains(t, out, "did not complete initialize within 2s")
+	assert.Contains(t, out, "error: pack core: no answer to initialize within 2s: raise timeouts.start (--timeout) if the server needs longer to start")
 }
 
 func TestKeepSandboxPrintsThePath(t *testing.T) {

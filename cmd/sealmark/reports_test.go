@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,6 +43,7 @@ type junitRoot struct {
 			Skipped *struct {
 				Message string `xml:"message,attr"`
 			} `xml:"skipped"`
+			SystemOut string `xml:"system-out"`
 		} `xml:"testcase"`
 	} `xml:"testsuite"`
 }
@@ -146,6 +148,18 @@ func TestReportsOfARealRun(t *testing.T) {
 		broken := bytes.Replace(sarif, []byte(`"level": "error"`), []byte(`"level": "severe"`), 1)
 		require.NotEqual(t, sarif, broken)
 		assert.Error(t, sarifcheck.Validate(sch, broken), "the schema accepts a result of level severe: the validation proves nothing")
+
+		// Code scanning's own rules, as Microsoft's SARIF multitool checks
+		// them: none broken by a real run's log.
+		assert.Empty(t, sarifcheck.GitHub(t, sarif), "the SARIF multitool's GitHub rules")
+		var generic map[string]any
+		require.NoError(t, json.Unmarshal(sarif, &generic))
+		for _, r := range generic["runs"].([]any)[0].(map[string]any)["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any) {
+			delete(r.(map[string]any), "help")
+		}
+		helpless, err := json.Marshal(generic)
+		require.NoError(t, err)
+		assert.Contains(t, strings.Join(sarifcheck.GitHub(t, helpless), "\n"), "GH2012: ", "the multitool finds no rule without help: the check proves nothing")
 	})
 
 	t.Run("JUnit", func(t *testing.T) {
@@ -159,9 +173,15 @@ func TestReportsOfARealRun(t *testing.T) {
 				probes++
 				switch pr.Verdict {
 				case packs.Failed:
-					failures++
-					if allAccepted(pr) {
-						failures, skipped = failures-1, skipped+1
+					// At the default fail bar (high): the critical echo
+					// fails, the accepted banner is skipped, the medium
+					// and low findings are passed testcases (warnings).
+					switch report.ProbeOutcome(pr, packs.High) {
+					case report.OutcomeFail:
+						failures++
+					case report.OutcomeAccepted:
+						require.True(t, allAccepted(pr))
+						skipped++
 					}
 				case packs.Errored:
 					errs++
@@ -184,6 +204,9 @@ func TestReportsOfARealRun(t *testing.T) {
 					if assert.NotNil(t, c.Failure, "secret-echo") {
 						assert.Contains(t, c.Failure.Message, "CORE-SECRET-ECHO critical")
 					}
+				case "tools-list":
+					assert.Nil(t, c.Failure, "a low and a medium finding below --fail-on high: a passed testcase")
+					assert.Contains(t, c.SystemOut, "warning: below fail_on high\nCORE-TOOLS-LIST low: ")
 				case "stdout-jsonrpc-only":
 					if assert.NotNil(t, c.Skipped, "the accepted probe is skipped, not failed") {
 						assert.Equal(t, "CORE-STDOUT-JSONRPC accepted by the baseline: the banner goes away in v2", c.Skipped.Message)
@@ -193,6 +216,7 @@ func TestReportsOfARealRun(t *testing.T) {
 		}
 		assert.Equal(t, probes, cases, "one testcase per probe")
 		assert.Equal(t, failures+errs+skipped, byVerdict)
+		assert.Equal(t, 1, failures, "only the critical finding fails")
 	})
 }
 

@@ -170,7 +170,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		write      func(io.Writer, *report.Report) error
 	}{
 		{"--json", res.JSON, report.WriteJSON},
-		{"--sarif", res.SARIF, func(w io.Writer, r *report.Report) error { return report.WriteSARIF(w, r, report.SARIFOptions{}) }},
+		{"--sarif", res.SARIF, func(w io.Writer, r *report.Report) error {
+			return report.WriteSARIF(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(configFile(f))})
+		}},
 		{"--junit", res.JUnit, report.WriteJUnit},
 	} {
 		if out.path == "" {
@@ -190,12 +192,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // resolve layers the settings: defaults, the config file, SEALMARK_*, flags.
 func resolve(f *runFlags, fs *flag.FlagSet, rest []string) (*config.Resolved, error) {
 	env := os.Environ()
-	path := config.ConfigPath(env, f.configPath)
-	if path == "" {
-		if _, err := os.Stat("sealmark.yaml"); err == nil {
-			path = "sealmark.yaml"
-		}
-	}
+	path := configFile(f)
 	var file *config.Settings
 	var lines map[string]int
 	if path != "" {
@@ -212,6 +209,42 @@ func resolve(f *runFlags, fs *flag.FlagSet, rest []string) (*config.Resolved, er
 		return nil, err
 	}
 	return res, nil
+}
+
+// configFile is the config file the run reads: --config, else
+// $SEALMARK_CONFIG, else ./sealmark.yaml when present, else "".
+func configFile(f *runFlags) string {
+	path := config.ConfigPath(os.Environ(), f.configPath)
+	if path == "" {
+		if _, err := os.Stat("sealmark.yaml"); err == nil {
+			path = "sealmark.yaml"
+		}
+	}
+	return path
+}
+
+// sarifArtifact is the file SARIF results point at: the config file the
+// run read, relative to the working directory (where CI runs, the
+// repository's root) with forward slashes; "" (no file) when the run read
+// none or it lies outside the working directory, so no result names a
+// file code scanning cannot find.
+func sarifArtifact(path string) string {
+	if path == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // engineConfig turns resolved settings into the engine's Config, the same

@@ -44,7 +44,7 @@ func (e *Engine) checkDrift(ctx context.Context, core packs.Pack, idx int) repor
 	probe := e.driftProbe()
 	pr, err := e.startPack(ctx, core, packs.Start{}, idx)
 	if err != nil {
-		res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity,
+		res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity, CWE: probe.CWE,
 			Verdict: packs.Inconclusive, Reason: "the second start, which the drift check compares, failed: " + err.Error()}
 		e.record(idx, core.Name, res)
 		return res

@@ -112,6 +112,7 @@ func New(cfg Config) (*Engine, error) {
 		Schema:  report.SchemaVersion,
 		Tool:    report.Tool{Name: "sealmark", Version: cfg.Version},
 		Class:   report.Standard,
+		FailOn:  cfg.failOn().String(),
 		Started: time.Now().UTC(),
 		Server:  report.Server{Command: cmp.Or(cfg.Shown, cfg.Command), Args: cfg.Args},
 	}

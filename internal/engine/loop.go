@@ -282,7 +282,8 @@ func (e *Engine) notCovered(pack, reason string) {
 
 // show maps one probe's result onto its step: not applicable and
 // inconclusive skip it, a harness error fails it, a finding at or above the
-// fail bar fails it (unless the baseline accepts it), a lower one is logged.
+// fail bar fails it (unless the baseline accepts it), a lower one is logged
+// (report.Outcome: the same rule as every report and the exit code).
 // Every finding is shown once, at the probe's own source position.
 func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 	for _, n := range res.Notes {
@@ -300,7 +301,17 @@ func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 		return
 	}
 	pos := Position(probe.Run)
-	for _, f := range res.Findings {
+	findings := res.Findings
+	if res.Verdict == packs.Failed && len(findings) == 0 {
+		// Failed without a finding: shown as one at the probe's severity,
+		// as every report counts it.
+		why := res.Reason
+		if why == "" {
+			why = "probe " + res.Name + " failed without reporting a finding"
+		}
+		findings = []packs.Finding{{Severity: res.Severity, Message: why}}
+	}
+	for _, f := range findings {
 		f.Message = e.Redact(f.Message)
 		f.Evidence = slices.Clone(f.Evidence)
 		for i := range f.Evidence {
@@ -308,7 +319,7 @@ func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 		}
 		f.Accepted = e.cfg.Baseline.Accepts(res.ID, f.Fingerprint)
 		text := report.FindingText(res.ID, f, "    ")
-		if f.Severity >= e.FailOn() && f.Accepted == "" {
+		if report.FindingFails(f, e.FailOn()) {
 			t.Error(pos, text)
 		} else {
 			t.Log(pos + ": " + text)

@@ -28,9 +28,15 @@ import (
 type StartError struct {
 	Err     error
 	LogTail string // the end of the server log, redacted
+	// NoProcess is true when the harness started no process (a server
+	// reached by URL alone): there is no log to speak of.
+	NoProcess bool
 }
 
 func (e *StartError) Error() string {
+	if e.NoProcess {
+		return e.Err.Error()
+	}
 	if e.LogTail == "" {
 		return e.Err.Error() + " (the server log is empty)"
 	}
@@ -142,7 +148,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 			return nil, e.startError(pr, fmt.Errorf("the server tried to reach the network while starting, which the sandbox refuses, "+
 				"and had not completed initialize %s later (the timeline lists what it tried): %s", offlineWait, launcherAdvice))
 		}
-		return nil, e.startError(pr, fmt.Errorf("the server did not complete initialize within %s: %v", e.cfg.StartTimeout, err))
+		return nil, e.startError(pr, e.initFailure(ctx, sctx, err))
 	}
 	surface := &packs.Surface{Init: init}
 	tools, err := pr.sess.ListTools(sctx, 100)
@@ -256,6 +262,8 @@ func (e *Engine) startError(pr *PackRun, err error) error {
 		if hint := networkHint(string(proc.Log().Bytes())); hint != "" && !strings.Contains(se.Err.Error(), launcherAdvice) {
 			se.Err = fmt.Errorf("%w; %s", se.Err, hint)
 		}
+	} else if e.cfg.URL != "" && e.cfg.Start == "" {
+		se.NoProcess = true
 	}
 	if !pr.extra {
 		e.harnessError(fmt.Errorf("pack %s: %s", pr.pack.Name, se.Error()))
@@ -303,7 +311,7 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 	e := pr.e
 	tok := token()
 	e.redactor.Stable(tok, "{token}")
-	res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity, Token: tok}
+	res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity, CWE: probe.CWE, Token: tok}
 	start := time.Now()
 	if why := pr.abandonedWhy(); why != "" {
 		res.Verdict, res.Reason = packs.Inconclusive, "not run: "+why

@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sealmark/sealmark/observers"
@@ -33,7 +38,7 @@ func (pr *PackRun) exitedEarly() string {
 		return ""
 	}
 	status := pr.proc.ExitStatus()
-	after := time.Since(pr.started).Round(10 * time.Millisecond)
+	after := shortDuration(time.Since(pr.started))
 	var msg string
 	switch status {
 	case "exit status 125":
@@ -41,7 +46,7 @@ func (pr *PackRun) exitedEarly() string {
 	case "exit status 126", "exit status 127":
 		msg = fmt.Sprintf("the containment shim could not execute the server's program (%s, after %s)", status, after)
 	default:
-		msg = fmt.Sprintf("the server exited (%s) %s after it started, before completing initialize", status, after)
+		msg = fmt.Sprintf("the server %s after %s before answering initialize", exitWords(status), after)
 	}
 	refused := pr.refusedAtStart()
 	if len(refused) > 0 {
@@ -50,6 +55,71 @@ func (pr *PackRun) exitedEarly() string {
 		msg += ". As the last resort, turn that layer off (--layers-off; the run becomes CUSTOM)"
 	}
 	return msg
+}
+
+// exitWords says how a process ended: "exited with status 2", "was
+// ended by signal killed", or the status as the launcher wrote it.
+func exitWords(status string) string {
+	if n, ok := strings.CutPrefix(status, "exit status "); ok {
+		return "exited with status " + n
+	}
+	if sig, ok := strings.CutPrefix(status, "signal: "); ok {
+		return "was ended by signal " + sig
+	}
+	return "exited (" + status + ")"
+}
+
+// shortDuration is d as a person says it in a start failure: "0.13s",
+// "2.5s", "31s".
+func shortDuration(d time.Duration) string {
+	switch s := d.Seconds(); {
+	case s < 1:
+		return strconv.FormatFloat(s, 'f', 2, 64) + "s"
+	case s < 10:
+		return strconv.FormatFloat(s, 'f', 1, 64) + "s"
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+// initFailure says why a server that had not exited did not answer
+// initialize, once: no answer before timeouts.start (and which setting to
+// raise), nothing listening at the URL, or the error itself with no
+// prefix repeated.
+func (e *Engine) initFailure(ctx, sctx context.Context, err error) error {
+	var op *net.OpError
+	switch {
+	case ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("no answer to initialize within %s: raise timeouts.start (--timeout) if the server needs longer to start", e.cfg.StartTimeout)
+	case errors.Is(err, syscall.ECONNREFUSED) && errors.As(err, &op) && op.Addr != nil:
+		msg := "nothing listens on " + op.Addr.String()
+		if e.cfg.Start == "" {
+			msg += ": start the server first, or give server.start (--start) to have it started in the sandbox"
+		} else {
+			msg += ": the server.start command's server stopped listening"
+		}
+		return errors.New(msg)
+	}
+	msg := oncePerPrefix(err.Error())
+	if !strings.HasPrefix(msg, "initialize") && !strings.HasPrefix(msg, "server/discover") {
+		msg = "initialize: " + msg
+	}
+	return errors.New(msg)
+}
+
+// oncePerPrefix drops a "prefix: " that repeats the one before it, as
+// layered errors write them ("initialize: initialize: transport error" →
+// "initialize: transport error").
+func oncePerPrefix(msg string) string {
+	parts := strings.Split(msg, ": ")
+	out := parts[:0]
+	for i, p := range parts {
+		if i > 0 && p == parts[i-1] {
+			continue
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, ": ")
 }
 
 // refusedAtStart lists, oldest first, the last operations containment

@@ -2,20 +2,23 @@ package engine_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/report"
 )
 
 // elapsed stands for the time a failed start took, which varies.
-var elapsed = regexp.MustCompile(`\) [0-9.]+m?s after it started`)
+var elapsed = regexp.MustCompile(`after [0-9.]+m?s before`)
 
 // TestStartFailureSaysWhy: a server that needs a host socket and a cache
 // file outside the sandbox, and exits when containment refuses both, ends
@@ -38,7 +41,7 @@ func TestStartFailureSaysWhy(t *testing.T) {
 			t.Skipf("needs %s: %s", layer, iso)
 		}
 	}
-	want := "pack core: the server exited (exit status 3) {elapsed} after it started, before completing initialize; " +
+	want := "pack core: the server exited with status 3 after {elapsed} before answering initialize; " +
 		"containment refused, while it started: connect unix " + sock.path + ": refused (outside the sandbox); " +
 		"open " + cache + " (O_WRONLY|O_CREAT|O_TRUNC): refused (outside the sandbox). " +
 		"If the server needs these: declare a database or socket it must reach (sandbox.services, --service), " +
@@ -49,7 +52,7 @@ func TestStartFailureSaysWhy(t *testing.T) {
 		"database: dial unix " + sock.path + ": connect: permission denied\n" +
 		"cache: open " + cache + ": read-only file system\n" +
 		"fatal: cannot start\n"
-	got := elapsed.ReplaceAllString(rep.HarnessError, ") {elapsed} after it started")
+	got := elapsed.ReplaceAllString(rep.HarnessError, "after {elapsed} before")
 	// the report may name the argument's directory by a stable name
 	got = strings.ReplaceAll(got, "{install}/cache.txt", cache)
 	assert.Equal(t, want, got)
@@ -72,15 +75,54 @@ func TestStartFailureUncontained(t *testing.T) {
 	e, err := engine.New(cfg)
 	require.NoError(t, err)
 	rep := e.Run(context.Background(), engine.Hooks{})
-	want := "pack core: the server exited (exit status 3) {elapsed} after it started, before completing initialize\n" +
+	want := "pack core: the server exited with status 3 after {elapsed} before answering initialize\n" +
 		"server log (last lines):\n" +
 		"starting\n" +
 		"database: <nil>\n" +
 		"cache: <nil>\n" +
 		"fatal: cannot start\n"
-	assert.Equal(t, want, elapsed.ReplaceAllString(rep.HarnessError, ") {elapsed} after it started"))
+	assert.Equal(t, want, elapsed.ReplaceAllString(rep.HarnessError, "after {elapsed} before"))
 	assert.True(t, sock.reached(), "the uncontained server did not reach the socket")
 	b, err := os.ReadFile(cache)
 	require.NoError(t, err)
 	assert.Equal(t, "cache\n", string(b))
+}
+
+// TestStartFailureWords: each way a start fails says what happened, once,
+// word for word: a server that exits (its status, after how long), one
+// that never answers (the bound and the setting to raise), a URL where
+// nothing listens; no prefix is doubled.
+func TestStartFailureWords(t *testing.T) {
+	t.Run("exits", func(t *testing.T) {
+		cfg := fixtureConfig(t, "")
+		cfg.Command, cfg.Args = "sh", []string{"-c", "sleep 0.1; exit 2"}
+		rep := runOnce(t, cfg)
+		assert.Regexp(t, `^pack core: the server exited with status 2 after \d+\.\d+s before answering initialize \(the server log is empty\)$`, rep.HarnessError)
+	})
+	t.Run("never-answers", func(t *testing.T) {
+		cfg := fixtureConfig(t, "hang-init")
+		cfg.StartTimeout = 2 * time.Second
+		rep := runOnce(t, cfg)
+		assert.Equal(t, "pack core: no answer to initialize within 2s: raise timeouts.start (--timeout) if the server needs longer to start\n"+
+			"server log (last lines):\nsealmark-fixture ready\n", rep.HarnessError)
+	})
+	t.Run("nothing-listens", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := l.Addr().String()
+		require.NoError(t, l.Close()) // a loopback port nothing listens on
+		cfg := fixtureConfig(t, "")
+		cfg.Command, cfg.Args, cfg.URL = "", nil, "http://"+addr+"/mcp"
+		rep := runOnce(t, cfg)
+		assert.Equal(t, "pack core: nothing listens on "+addr+": start the server first, or give server.start (--start) to have it started in the sandbox", rep.HarnessError)
+	})
+}
+
+// runOnce runs cfg's packs once and returns the report.
+func runOnce(t *testing.T, cfg engine.Config) *report.Report {
+	t.Helper()
+	cfg.Packs = []string{"core"}
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	return e.Run(t.Context(), engine.Hooks{})
 }

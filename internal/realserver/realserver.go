@@ -49,6 +49,13 @@ var (
 // npm package installed the same way.
 var SARIFSchema = Server{"sarif-schema", "@microsoft/jest-sarif", "lib/schemas/sarif-2.1.0-rtm.5.json"}
 
+// SARIFMultitool is Microsoft's SARIF multitool, whose validate command
+// with the GitHub rules (--rule-kind Gh) checks what code scanning needs:
+// the linux build, a self-contained .NET program shipped in the npm package
+// @microsoft/sarif-multitool-linux, an optional dependency of the pinned
+// @microsoft/sarif-multitool.
+var SARIFMultitool = Server{"sarif-multitool", "@microsoft/sarif-multitool-linux", "Sarif.Multitool"}
+
 // Root is the module root: the nearest directory above the working
 // directory holding go.mod.
 func Root() (string, error) {

@@ -14,19 +14,26 @@ import (
 //
 //	{"accepted": [
 //	  {"probe": "CORE-TOOLS-LIST", "fingerprint": "3f1c0e9a7b2d4c51",
+//	   "severity": "medium", "message": "two tools are named read_note",
 //	   "justification": "the duplicate tool name is kept for old clients until v3"}
 //	]}
 //
 // Accepted findings stay in the report, marked; they do not fail the run.
-// An entry that matches no finding of the run is stale and fails the run.
+// An entry whose probe ran (passed or failed) and matched no finding of it
+// is stale and fails the run; an entry of a probe that did not run (its
+// pack not selected, not applicable, inconclusive) is left alone.
 type Baseline struct {
 	Accepted []BaselineEntry `json:"accepted"`
 }
 
-// BaselineEntry accepts one finding.
+// BaselineEntry accepts one finding. Probe and Fingerprint match it;
+// Severity and Message say what it was when the entry was written, so a
+// reviewer can tell two entries apart (they are not matched on).
 type BaselineEntry struct {
 	Probe         string `json:"probe"`
 	Fingerprint   string `json:"fingerprint"`
+	Severity      string `json:"severity,omitempty"`
+	Message       string `json:"message,omitempty"`
 	Justification string `json:"justification"`
 }
 
@@ -85,17 +92,22 @@ func (b *Baseline) Accepts(probe, fingerprint string) string {
 	return ""
 }
 
-// ApplyBaseline marks the findings the baseline accepts and records its
-// stale entries in rep.StaleBaseline. Call it after Finalize, which sets
-// the fingerprints.
+// ApplyBaseline marks the findings the baseline accepts, records its
+// stale entries (those whose probe ran, passed or failed, and matched no
+// finding) in rep.StaleBaseline and counts the summary afresh. Call it
+// after Finalize, which sets the fingerprints.
 func ApplyBaseline(rep *Report, b *Baseline) {
 	if b == nil {
 		return
 	}
 	used := make([]bool, len(b.Accepted))
+	judged := map[string]bool{} // probe ids that passed or failed
 	for pi := range rep.Packs {
 		for qi := range rep.Packs[pi].Probes {
 			pr := &rep.Packs[pi].Probes[qi]
+			if pr.Verdict == packs.Passed || pr.Verdict == packs.Failed {
+				judged[pr.ID] = true
+			}
 			for fi := range pr.Findings {
 				f := &pr.Findings[fi]
 				for i, e := range b.Accepted {
@@ -107,10 +119,26 @@ func ApplyBaseline(rep *Report, b *Baseline) {
 		}
 	}
 	for i, e := range b.Accepted {
-		if !used[i] {
-			rep.StaleBaseline = append(rep.StaleBaseline, e.Probe+" "+e.Fingerprint)
+		if !used[i] && judged[e.Probe] {
+			rep.StaleBaseline = append(rep.StaleBaseline, e.describe())
 		}
 	}
+	rep.Summary = summarize(rep)
+}
+
+// describe is "PROBE-ID fingerprint (severity: message)", the parenthesis
+// only as far as the entry says.
+func (e BaselineEntry) describe() string {
+	s := e.Probe + " " + e.Fingerprint
+	switch {
+	case e.Severity != "" && e.Message != "":
+		s += " (" + e.Severity + ": " + firstLine(e.Message) + ")"
+	case e.Message != "":
+		s += " (" + firstLine(e.Message) + ")"
+	case e.Severity != "":
+		s += " (" + e.Severity + ")"
+	}
+	return s
 }
 
 // BaselineFrom makes a baseline that accepts every finding of rep's failing
@@ -139,7 +167,7 @@ func BaselineFrom(rep *Report, justification string) *Baseline {
 				if f.Accepted != "" {
 					why = f.Accepted
 				}
-				b.Accepted = append(b.Accepted, BaselineEntry{Probe: pr.ID, Fingerprint: fp, Justification: why})
+				b.Accepted = append(b.Accepted, BaselineEntry{Probe: pr.ID, Fingerprint: fp, Severity: f.Severity.String(), Message: f.Message, Justification: why})
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,7 +39,7 @@ func TestBaselineAcceptsAndGoesStale(t *testing.T) {
 	fixed := baselineReport()
 	fixed.Packs[0].Probes[0].Findings[0].Fingerprint = "bbbb"
 	ApplyBaseline(fixed, b)
-	assert.Equal(t, []string{"CORE-TOOLS-LIST aaaa"}, fixed.StaleBaseline)
+	assert.Equal(t, []string{"CORE-TOOLS-LIST aaaa"}, fixed.StaleBaseline, "an entry without severity or message is named by id and fingerprint")
 	assert.Equal(t, ExitFindings, ExitCode(fixed, packs.Critical), "a stale entry fails the run")
 }
 
@@ -68,8 +69,10 @@ func TestBaselineFromRoundTrips(t *testing.T) {
 		{ID: "C", Verdict: packs.NotApplicable},
 	}}}}
 	b := BaselineFrom(rep, "")
-	assert.Equal(t, []BaselineEntry{{"A", "f1", ""}, {"A", "f2", "known since v1"}}, b.Accepted,
-		"failing probes' findings once each, an accepted one keeping its reason")
+	assert.Equal(t, []BaselineEntry{
+		{Probe: "A", Fingerprint: "f1", Severity: "high", Message: "one"},
+		{Probe: "A", Fingerprint: "f2", Severity: "low", Message: "two", Justification: "known since v1"},
+	}, b.Accepted, "failing probes' findings once each, with severity and message, an accepted one keeping its reason")
 
 	path := filepath.Join(t.TempDir(), "b.json")
 	write := func(b *Baseline) {
@@ -90,4 +93,33 @@ func TestBaselineFromRoundTrips(t *testing.T) {
 	assert.Empty(t, rep.StaleBaseline)
 	assert.Equal(t, "accepted at release 2", rep.Packs[0].Probes[0].Findings[0].Accepted)
 	assert.Equal(t, 0, ExitCode(rep, packs.Low), "every finding accepted: the run passes")
+}
+
+func TestBaselineStaleOnlyForProbesThatRan(t *testing.T) {
+	b, err := LoadBaseline(writeBaseline(t, `{"accepted":[
+		{"probe":"CORE-TOOLS-LIST","fingerprint":"gone","severity":"high","message":"two tools named x","justification":"j"},
+		{"probe":"FS-SYMLINK-FILE","fingerprint":"f","justification":"the fs pack did not run"},
+		{"probe":"CORE-SWEEP","fingerprint":"s","justification":"the probe was not applicable"}]}`))
+	require.NoError(t, err)
+	rep := baselineReport()
+	rep.Packs[0].Probes = append(rep.Packs[0].Probes, Probe{ID: "CORE-SWEEP", Verdict: packs.NotApplicable})
+	ApplyBaseline(rep, b)
+	assert.Equal(t, []string{"CORE-TOOLS-LIST gone (high: two tools named x)"}, rep.StaleBaseline,
+		"only the entry of a probe that ran and found something else is stale, named with its severity and message")
+}
+
+func TestAcceptedCountedAsAccepted(t *testing.T) {
+	b, err := LoadBaseline(writeBaseline(t, `{"accepted":[{"probe":"CORE-TOOLS-LIST","fingerprint":"aaaa","justification":"kept"}]}`))
+	require.NoError(t, err)
+	rep := baselineReport()
+	Finalize(rep, nil)
+	assert.Equal(t, 1, rep.Summary.Outcomes[OutcomeFail])
+	ApplyBaseline(rep, b)
+	assert.Equal(t, map[Outcome]int{OutcomeFail: 0, OutcomeWarn: 0, OutcomeAccepted: 1}, rep.Summary.Outcomes)
+	assert.Equal(t, 0, rep.Summary.Findings["high"], "an accepted finding is not an open one")
+	assert.Equal(t, 1, rep.Summary.AcceptedFindings)
+	var text strings.Builder
+	require.NoError(t, WriteText(&text, rep))
+	assert.Contains(t, text.String(), "  ACCEPTED  ")
+	assert.Contains(t, text.String(), "summary: 0 pass, 0 fail, 1 accepted by the baseline, 0 not applicable")
 }

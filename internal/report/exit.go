@@ -13,10 +13,13 @@ const (
 
 // ExitCode is the exit code rep calls for: ExitHarness when HarnessError is
 // set (a nil rep counts as one) or when nothing was tested (no probe passed
-// or failed: every selected pack was not applicable); ExitFindings when a failing probe has a
-// finding of severity failOn or higher, or has no finding at all and its own
-// severity is failOn or higher; ExitClean otherwise. Findings of probes that
-// did not fail (an info note on a passing probe) never count.
+// or failed: every selected pack was not applicable); ExitFindings when a
+// stale baseline entry is left or a probe's outcome at failOn is
+// OutcomeFail (an open finding at or above failOn, or no finding at all
+// and its own severity at or above it); ExitClean otherwise. Warnings
+// (findings below failOn), accepted findings and findings of probes that
+// did not fail (an info note on a passing probe) never count. failOn is
+// normally rep.FailBar(), the bar every writer shows.
 func ExitCode(rep *Report, failOn packs.Severity) int {
 	if rep == nil || rep.HarnessError != "" {
 		return ExitHarness
@@ -28,16 +31,8 @@ func ExitCode(rep *Report, failOn packs.Severity) int {
 	for _, pk := range rep.Packs {
 		for _, pr := range pk.Probes {
 			tested = tested || pr.Verdict == packs.Passed || pr.Verdict == packs.Failed
-			if pr.Verdict != packs.Failed {
-				continue
-			}
-			if len(pr.Findings) == 0 && pr.Severity >= failOn {
+			if ProbeOutcome(pr, failOn) == OutcomeFail {
 				return ExitFindings
-			}
-			for _, f := range pr.Findings {
-				if f.Severity >= failOn && f.Accepted == "" {
-					return ExitFindings
-				}
 			}
 		}
 	}

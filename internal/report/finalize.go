@@ -72,23 +72,37 @@ var verdicts = []packs.Verdict{packs.Passed, packs.Failed, packs.NotApplicable, 
 // severities lists the severities, highest first.
 var severities = []packs.Severity{packs.Critical, packs.High, packs.Medium, packs.Low, packs.Info}
 
-// summarize counts probes by verdict and the findings of failing probes by
-// severity name. Every known verdict and severity is present, zero or not.
+// outcomes lists the outcomes of a failing probe in the order the summary
+// names them.
+var outcomes = []Outcome{OutcomeFail, OutcomeWarn, OutcomeAccepted}
+
+// summarize counts probes by verdict and by outcome at rep's fail bar, and
+// the open findings of failing probes by severity name. Every known
+// verdict, outcome and severity is present, zero or not.
 func summarize(rep *Report) Summary {
-	s := Summary{Verdicts: map[packs.Verdict]int{}, Findings: map[string]int{}}
+	s := Summary{Verdicts: map[packs.Verdict]int{}, Outcomes: map[Outcome]int{}, Findings: map[string]int{}}
 	for _, v := range verdicts {
 		s.Verdicts[v] = 0
+	}
+	for _, o := range outcomes {
+		s.Outcomes[o] = 0
 	}
 	for _, sev := range severities {
 		s.Findings[sev.String()] = 0
 	}
+	bar := rep.FailBar()
 	for _, pk := range rep.Packs {
 		for _, pr := range pk.Probes {
 			s.Verdicts[pr.Verdict]++
 			if pr.Verdict != packs.Failed {
 				continue
 			}
+			s.Outcomes[ProbeOutcome(pr, bar)]++
 			for _, f := range pr.Findings {
+				if f.Accepted != "" {
+					s.AcceptedFindings++
+					continue
+				}
 				s.Findings[f.Severity.String()]++
 			}
 		}

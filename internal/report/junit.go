@@ -15,13 +15,16 @@ import (
 // WriteJUnit writes rep as JUnit XML for CI: a <testsuites> root holding one
 // <testsuite name="sealmark/<pack>"> per pack and one <testcase
 // classname="<pack>" name="<probe name>" time="<seconds>"> per probe:
-//   - fail: <failure message="ID severity: first finding's message"
-//     type="severity"> with every finding and its evidence as text (a probe
-//     that failed without a finding is described by its reason);
-//     a finding the baseline accepts says so; a probe whose every finding
-//     is accepted gets <skipped message="ID accepted by the baseline:
-//     justification"/> instead, its findings in <system-out>, since it does
-//     not fail the run;
+//   - fail, by the probe's Outcome at the report's fail bar: a probe that
+//     fails the run gets <failure message="ID severity: first failing
+//     finding's message" type="severity"> with every finding and its
+//     evidence as text (a probe that failed without a finding is described
+//     by its reason), a finding the baseline accepts saying so; a warning
+//     (every open finding below the bar) is a passed testcase with its
+//     findings in <system-out>; a probe whose every finding is accepted
+//     gets <skipped message="ID accepted by the baseline: justification"/>,
+//     its findings in <system-out>. Neither fails the run, so neither
+//     fails the CI job;
 //   - not-applicable: <skipped message="reason"/>; inconclusive: <skipped
 //     message="inconclusive: reason"/>;
 //   - error, or a verdict this writer does not know: <error message=...>;
@@ -61,7 +64,7 @@ func junitFor(rep *Report) junitSuites {
 		s := junitSuite{Name: xmlText(clean("sealmark/" + pk.Name)), Timestamp: stamp, Properties: props}
 		var d time.Duration
 		for _, pr := range pk.Probes {
-			c := junitCaseFor(pk, pr)
+			c := junitCaseFor(pk, pr, rep.FailBar())
 			s.count(c)
 			d += time.Duration(pr.Millis) * time.Millisecond
 		}
@@ -106,7 +109,7 @@ func junitRunProperties(rep *Report) *junitProperties {
 	return &junitProperties{Properties: ps}
 }
 
-func junitCaseFor(pk Pack, pr Probe) junitCase {
+func junitCaseFor(pk Pack, pr Probe, bar packs.Severity) junitCase {
 	c := junitCase{
 		Classname: xmlText(clean(pk.Name)),
 		Name:      xmlText(clean(pr.Name)),
@@ -124,22 +127,23 @@ func junitCaseFor(pk Pack, pr Probe) junitCase {
 		if pr.Reason != "" && len(pr.Findings) > 0 {
 			text = append(text, "reason: "+indent(pr.Reason, "  "))
 		}
-		open := slices.IndexFunc(pr.Findings, func(f packs.Finding) bool { return f.Accepted == "" })
-		if len(pr.Findings) > 0 && open < 0 {
+		switch ProbeOutcome(pr, bar) {
+		case OutcomeAccepted:
 			// Every finding accepted: it does not fail the run, so it
 			// does not fail the CI job either; the findings stay in view.
 			c.Skipped = &junitSkipped{Message: xmlText(id + " accepted by the baseline: " + firstLine(pr.Findings[0].Accepted))}
 			c.SystemOut = xmlText(strings.Join(text, "\n"))
-			break
-		}
-		first := fs[0]
-		if open > 0 {
-			first = pr.Findings[open]
-		}
-		c.Failure = &junitProblem{
-			Message: xmlText(id + " " + first.Severity.String() + ": " + firstLine(first.Message)),
-			Type:    first.Severity.String(),
-			Text:    xmlText(strings.Join(text, "\n")),
+		case OutcomeWarn:
+			// Below the fail bar: a warning, a passed testcase with the
+			// findings in its output, as go test logs them.
+			c.SystemOut = xmlText("warning: below fail_on " + bar.String() + "\n" + strings.Join(text, "\n"))
+		default:
+			first := fs[slices.IndexFunc(fs, func(f packs.Finding) bool { return FindingFails(f, bar) })]
+			c.Failure = &junitProblem{
+				Message: xmlText(id + " " + first.Severity.String() + ": " + firstLine(first.Message)),
+				Type:    first.Severity.String(),
+				Text:    xmlText(strings.Join(text, "\n")),
+			}
 		}
 	case packs.NotApplicable:
 		c.Skipped = &junitSkipped{Message: xmlText(firstLine(pr.Reason))}

@@ -122,9 +122,10 @@ func TestWriteJUnitCounts(t *testing.T) {
 	rep := customReport()
 	Finalize(rep, sampleRedactor())
 	doc, _ := readJUnit(t, rep)
-	// core: fail, inconclusive, error; mine: fail; empty; the harness suite.
-	if doc.Tests != 5 || doc.Failures != 2 || doc.Errors != 2 || doc.Skipped != 1 {
-		t.Errorf("root tests=%d failures=%d errors=%d skipped=%d, want 5 2 2 1", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
+	// core: fail, inconclusive, error; mine: a low failure below the
+	// default fail bar (high), a passed testcase; empty; the harness suite.
+	if doc.Tests != 5 || doc.Failures != 1 || doc.Errors != 2 || doc.Skipped != 1 {
+		t.Errorf("root tests=%d failures=%d errors=%d skipped=%d, want 5 1 2 1", doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
 	}
 	var names []string
 	for _, s := range doc.Suites {
@@ -145,7 +146,7 @@ func TestWriteJUnitCounts(t *testing.T) {
 }
 
 func TestWriteJUnitVerdicts(t *testing.T) {
-	rep := &Report{Packs: []Pack{{Name: "p", Probes: []Probe{
+	rep := &Report{FailOn: "medium", Packs: []Pack{{Name: "p", Probes: []Probe{
 		{ID: "A", Name: "pass", Verdict: packs.Passed, Millis: 1500, Notes: []string{"tried 3 paths"}},
 		{ID: "B", Name: "fail", Verdict: packs.Failed, Severity: packs.High, Findings: []packs.Finding{
 			{Severity: packs.High, Message: "first\nmore", CWE: "CWE-22", Evidence: []packs.Evidence{{Observer: "files", Detail: "opened x"}}},
@@ -195,8 +196,9 @@ func TestWriteJUnitVerdicts(t *testing.T) {
 func TestWriteJUnitHostileText(t *testing.T) {
 	hostile := "a\x00b\x1b[2Jc\xffd\ufffee\u202ef]]><x y='1'>&amp;\r\nsecond\x0bline"
 	rep := &Report{
-		Class: hostile,
-		Tool:  Tool{Version: hostile},
+		Class:  hostile,
+		FailOn: "info",
+		Tool:   Tool{Version: hostile},
 		Packs: []Pack{{Name: hostile, Probes: []Probe{
 			{ID: hostile, Name: hostile, Verdict: packs.Failed, Reason: hostile, Notes: []string{hostile},
 				Findings: []packs.Finding{{Message: hostile, CWE: hostile, Evidence: []packs.Evidence{{Observer: hostile, Detail: hostile}}}}},
@@ -263,5 +265,27 @@ func TestWriteJUnitAcceptedFindings(t *testing.T) {
 	}
 	if !strings.Contains(some.Failure.Text, "SOME high: kept\n  accepted by the baseline: known since v1") {
 		t.Errorf("some accepted: failure text %q does not mark the accepted finding", some.Failure.Text)
+	}
+}
+
+func TestWriteJUnitWarningsPass(t *testing.T) {
+	rep := &Report{FailOn: "high", Packs: []Pack{{Name: "p", Probes: []Probe{
+		{ID: "LOW", Name: "low", Verdict: packs.Failed, Severity: packs.Low, Findings: []packs.Finding{{Severity: packs.Low, Message: "a low one"}}},
+		{ID: "HIGH", Name: "high", Verdict: packs.Failed, Severity: packs.High, Findings: []packs.Finding{
+			{Severity: packs.Low, Message: "a low one first"}, {Severity: packs.High, Message: "the high one"}}},
+	}}}}
+	doc, _ := readJUnit(t, rep)
+	low, high := doc.Suites[0].Cases[0], doc.Suites[0].Cases[1]
+	if low.Failure != nil || low.Skipped != nil || low.Error != nil {
+		t.Errorf("a finding below fail_on: %+v, want a passed testcase", low)
+	}
+	if want := "warning: below fail_on high\nLOW low: a low one"; low.SystemOut != want {
+		t.Errorf("system-out %q, want %q", low.SystemOut, want)
+	}
+	if high.Failure == nil || high.Failure.Message != "HIGH high: the high one" {
+		t.Errorf("failure %+v, want the message of the finding that fails the run", high.Failure)
+	}
+	if doc.Failures != 1 {
+		t.Errorf("%d failures, want 1", doc.Failures)
 	}
 }

@@ -49,6 +49,10 @@ type Report struct {
 	// and is empty for STANDARD. Results compare only within a class.
 	Class        string   `json:"class"`
 	ClassReasons []string `json:"classReasons,omitempty"`
+	// FailOn is the run's fail bar, a severity name ("high"): an open
+	// finding at or above it fails the run, a lower one is a warning (see
+	// Outcome). Empty means DefaultFailOn.
+	FailOn string `json:"failOn,omitempty"`
 	// Server is the server under test as the user wrote it, redacted.
 	Server Server `json:"server"`
 	// Sandbox says what environment and containment the server had.
@@ -76,9 +80,11 @@ type Report struct {
 	Timeline []observers.Record `json:"timeline,omitempty"`
 	// Summary counts verdicts and findings; Finalize computes it.
 	Summary Summary `json:"summary"`
-	// StaleBaseline lists baseline entries that matched no finding of this
-	// run ("PROBE-ID fingerprint"): a stale entry fails the run, so the
-	// baseline never silently outlives the findings it accepted.
+	// StaleBaseline lists baseline entries whose probe ran (passed or
+	// failed) and matched no finding of it ("PROBE-ID fingerprint
+	// (severity: message)"): a stale entry fails the run, so the baseline
+	// never silently outlives the findings it accepted. An entry of a probe
+	// that did not run, or could not judge, is not stale.
 	StaleBaseline []string `json:"staleBaseline,omitempty"`
 	// HarnessError is set when the harness could not run at all (the server
 	// did not start, the sandbox could not be made, ...). Such a run is never
@@ -191,6 +197,10 @@ type Probe struct {
 	// Severity is the probe's declared severity, the one its findings
 	// usually carry.
 	Severity packs.Severity `json:"severity"`
+	// CWE is the weakness class the probe declares ("CWE-22"), empty for a
+	// protocol-hygiene rule; SARIF gives only probes with one a
+	// security-severity.
+	CWE string `json:"cwe,omitempty"`
 	// Reason explains a not-applicable, inconclusive or error verdict.
 	Reason string `json:"reason,omitempty"`
 	// Findings are the problems found; only those of a failing probe count
@@ -222,9 +232,17 @@ type NotCovered struct {
 type Summary struct {
 	// Verdicts counts probes by verdict; all five verdicts are present.
 	Verdicts map[packs.Verdict]int `json:"verdicts"`
-	// Findings counts the findings of failing probes by severity name
-	// ("critical", ...); all five severities are present.
+	// Outcomes counts the failing probes by what they mean for the run at
+	// the report's FailOn (see Outcome): "fail" (an open finding at or
+	// above it: exit 1), "warn" (open findings below it only) and
+	// "accepted" (every finding accepted by the baseline); all three are
+	// present.
+	Outcomes map[Outcome]int `json:"outcomes"`
+	// Findings counts the open (not accepted) findings of failing probes
+	// by severity name ("critical", ...); all five severities are present.
 	Findings map[string]int `json:"findings"`
+	// AcceptedFindings counts the findings the baseline accepted.
+	AcceptedFindings int `json:"acceptedFindings"`
 	// PacksNotApplicable counts the packs that did not apply to the
 	// server as a whole (each is under NotCovered with its reason).
 	PacksNotApplicable int `json:"packsNotApplicable"`

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,36 +21,68 @@ const (
 	// SARIFFingerprintKey names the finding's Fingerprint among a SARIF
 	// result's partialFingerprints, so code scanning dedupes across runs.
 	SARIFFingerprintKey = "sealmarkFingerprint/v1"
-	// DefaultSARIFArtifact is the file results point at when
-	// SARIFOptions.ArtifactURI is empty.
-	DefaultSARIFArtifact = "sealmark.yaml"
 )
 
 // SARIFOptions are what WriteSARIF lets the caller choose. The zero
 // value is the default.
 type SARIFOptions struct {
-	// ArtifactURI is the file every result's location names, at line 1.
-	// Code scanning needs a file for each result, and a server's findings
-	// belong to no line of source, so results point at the file that
-	// describes the server. Give it
+	// ArtifactURI is the file every result's location names, at line 1:
+	// the config file the run actually read (sealmark run passes it), so
+	// an alert points at the file that describes the server. Give it
 	// relative to the repository root, with forward slashes, the same in
-	// every run: the file is part of an alert's identity. Default
-	// DefaultSARIFArtifact ("sealmark.yaml").
+	// every run: the file is part of an alert's identity. Empty means no
+	// file: results carry only the server as a logical location, never a
+	// file that does not exist.
 	ArtifactURI string
+	// Category is the run's automationDetails.id prefix, which code
+	// scanning keeps alerts apart by; empty means one derived from the
+	// server (AutomationID), so two servers tested in one repository do
+	// not close each other's alerts.
+	Category string
+}
+
+// AutomationID is the automationDetails.id of a run against server s:
+// "sealmark/" followed by a slug of the server's command line (or URL) and
+// a short hash of it, ending in "/" so code scanning takes the whole as
+// the category. It is the same in every run of the same server, since the
+// report's command line is redacted to stable names.
+func AutomationID(s Server) string {
+	line := s.URL
+	if s.Command != "" {
+		line = strings.Join(append([]string{s.Command}, s.Args...), " ")
+	}
+	var slug strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(line) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			slug.WriteRune(r)
+			dash = false
+		} else if !dash && slug.Len() > 0 {
+			slug.WriteByte('-')
+			dash = true
+		}
+		if slug.Len() >= 40 {
+			break
+		}
+	}
+	sum := sha256.Sum256([]byte(line))
+	return "sealmark/" + strings.Trim(slug.String(), "-") + "-" + hex.EncodeToString(sum[:4]) + "/"
 }
 
 // WriteSARIF writes rep as a SARIF 2.1.0 log of one run, for code
 // scanning:
 //   - one rule per probe that ran, whatever its verdict: id the probe ID,
-//     name its name, description its Doc, level and "security-severity"
-//     from its severity (critical/high → error, medium → warning, low/info →
-//     note), tagged "security", the pack name and each CWE its findings name
+//     name its name, description its Doc, level from its severity at the
+//     report's fail bar (at or above it error, below it warning for medium
+//     and higher, note otherwise), "security-severity" from its severity,
+//     tagged "security", the pack name and each CWE its findings name
 //     ("external/cwe/cwe-200");
 //   - one result per finding of a failing probe (a probe that failed
 //     without a finding gets one result carrying its reason), with the
-//     finding's severity as level, message and evidence as text, the
-//     Fingerprint under SARIFFingerprintKey, verdict, confidence and pack as
-//     properties, and a location at line 1 of opts.ArtifactURI that names
+//     finding's severity at the fail bar as level (error: it fails the
+//     run), message and evidence as text, the Fingerprint under
+//     SARIFFingerprintKey, verdict, outcome (fail, warn, accepted),
+//     confidence and pack as properties, and a location at line 1 of opts.ArtifactURI that names
 //     the server as a logical location; a finding the baseline accepts
 //     carries an external, accepted suppression with the justification, so
 //     code scanning shows it as dismissed. Not-applicable, inconclusive and
@@ -59,7 +93,7 @@ type SARIFOptions struct {
 //     configuration notifications. A run that could not start the server
 //     has no results but is not a clean run: check ExitCode before
 //     uploading, or code scanning closes the open alerts;
-//   - the class and its reasons as run properties.
+//   - the class and its reasons, and the fail bar, as run properties.
 //
 // Text is cleaned as in WriteText; two equal reports give equal bytes.
 func WriteSARIF(w io.Writer, rep *Report, opts SARIFOptions) error {
@@ -76,12 +110,14 @@ func WriteSARIF(w io.Writer, rep *Report, opts SARIFOptions) error {
 	return nil
 }
 
-// sarifLevel is the SARIF level of a severity.
-func sarifLevel(s packs.Severity) string {
+// sarifLevel is the SARIF level of severity s at fail bar bar: error at or
+// above the bar (it fails the run), below it warning for medium and
+// higher, note for low and info.
+func sarifLevel(s, bar packs.Severity) string {
 	switch {
-	case s >= packs.High:
+	case s >= bar:
 		return "error"
-	case s == packs.Medium:
+	case s >= packs.Medium:
 		return "warning"
 	}
 	return "note"
@@ -124,23 +160,26 @@ func ruleID(pk Pack, pr Probe) string {
 }
 
 func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
-	uri := opts.ArtifactURI
-	if uri == "" {
-		uri = DefaultSARIFArtifact
-	}
-	loc := sarifLocation{
-		PhysicalLocation: sarifPhysical{
-			ArtifactLocation: sarifArtifact{URI: uri},
+	loc := sarifLocation{LogicalLocations: serverLocation(rep.Server)}
+	if opts.ArtifactURI != "" {
+		loc.PhysicalLocation = &sarifPhysical{
+			ArtifactLocation: sarifArtifact{URI: opts.ArtifactURI},
 			Region:           sarifRegion{StartLine: 1},
-		},
-		LogicalLocations: serverLocation(rep.Server),
+		}
+	}
+	category := opts.Category
+	if category == "" {
+		category = AutomationID(rep.Server)
 	}
 
 	run := sarifRun{
-		Tool:    sarifTool{Driver: sarifDriver{Name: "sealmark", Version: clean(rep.Tool.Version), Rules: []sarifRule{}}},
-		Results: []sarifResult{},
+		Tool: sarifTool{Driver: sarifDriver{Name: "sealmark", Version: clean(rep.Tool.Version),
+			InformationURI: InformationURI, Rules: []sarifRule{}}},
+		AutomationDetails: &sarifAutomation{ID: category},
+		Results:           []sarifResult{},
 	}
 	inv := sarifInvocationFor(rep)
+	bar := rep.FailBar()
 
 	index := map[string]int{} // rule id → index in Rules
 	var cwes [][]string       // per rule, the CWE tags of its findings
@@ -151,8 +190,11 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 			if !seen {
 				ri = len(run.Tool.Driver.Rules)
 				index[id] = ri
-				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleFor(id, pk, pr))
+				run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleFor(id, pk, pr, bar))
 				cwes = append(cwes, nil)
+				if tag := run.Tool.Driver.Rules[ri].cweTag; tag != "" {
+					cwes[ri] = append(cwes[ri], tag)
+				}
 			}
 			for _, f := range pr.Findings {
 				if tag, ok := cweTag(f.CWE); ok && !slices.Contains(cwes[ri], tag) {
@@ -162,7 +204,7 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 			switch pr.Verdict {
 			case packs.Failed:
 				for _, f := range failureFindings(pr) {
-					run.Results = append(run.Results, sarifResultFor(id, ri, pk, pr, f, loc))
+					run.Results = append(run.Results, sarifResultFor(id, ri, pk, pr, f, loc, bar))
 				}
 			case packs.Errored:
 				text := id + ": the harness broke"
@@ -178,11 +220,22 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 	for ri, tags := range cwes {
 		slices.Sort(tags)
 		r := &run.Tool.Driver.Rules[ri]
-		r.Properties.Tags = append(r.Properties.Tags, tags...)
+		if len(tags) > 0 && r.Properties.SecuritySeverity == "" {
+			// A finding named a weakness the probe does not declare: it
+			// is a security result all the same.
+			r.Properties.Tags = slices.DeleteFunc(r.Properties.Tags, func(tag string) bool { return tag == "correctness" })
+			r.Properties.Tags = append([]string{"security"}, r.Properties.Tags...)
+			r.Properties.SecuritySeverity = securitySeverity(r.severity)
+		}
+		for _, tag := range tags {
+			if !slices.Contains(r.Properties.Tags, tag) {
+				r.Properties.Tags = append(r.Properties.Tags, tag)
+			}
+		}
 	}
 	run.Invocations = []sarifInvocation{inv}
-	if rep.Class != "" || len(rep.ClassReasons) > 0 {
-		props := &sarifRunProps{Class: clean(rep.Class)}
+	if rep.Class != "" || len(rep.ClassReasons) > 0 || rep.FailOn != "" {
+		props := &sarifRunProps{Class: clean(rep.Class), FailOn: bar.String()}
 		for _, r := range rep.ClassReasons {
 			props.ClassReasons = append(props.ClassReasons, clean(r))
 		}
@@ -232,33 +285,51 @@ func serverLocation(s Server) []sarifLogical {
 	return nil
 }
 
-func sarifRuleFor(id string, pk Pack, pr Probe) sarifRule {
+// sarifRuleFor is the rule of one probe. A probe that declares a CWE is a
+// security rule: tagged "security" and its CWE, with a
+// "security-severity" code scanning ranks it by. The others are protocol
+// hygiene, tagged "correctness", without one, so code scanning lists them
+// as ordinary alerts at their level.
+func sarifRuleFor(id string, pk Pack, pr Probe, bar packs.Severity) sarifRule {
 	doc := clean(pr.Doc)
 	if doc == "" {
 		doc = "Sealmark probe " + clean(pr.Name)
 	}
+	cwe := pr.CWE // the probe's weakness, or the first one its findings name
+	for _, f := range pr.Findings {
+		if cweNumber(cwe) == "" {
+			cwe = f.CWE
+		}
+	}
+	text, md, uri := ruleHelp(pk, Probe{ID: id, Name: clean(pr.Name), CWE: cwe}, doc)
 	r := sarifRule{
 		ID:                   id,
 		Name:                 clean(pr.Name),
 		ShortDescription:     sarifText{Text: doc},
 		FullDescription:      sarifText{Text: doc},
-		DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(pr.Severity)},
-		Properties: sarifRuleProps{
-			Tags:             []string{"security"},
-			SecuritySeverity: securitySeverity(pr.Severity),
-		},
+		HelpURI:              uri,
+		Help:                 &sarifMessage{Text: text, Markdown: md},
+		DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(pr.Severity, bar)},
+		severity:             pr.Severity,
 	}
-	if pk.Name != "" && pk.Name != "security" {
+	if tag, ok := cweTag(cwe); ok {
+		r.Properties.Tags = []string{"security"} // the CWE tags follow, sorted (sarifFor)
+		r.Properties.SecuritySeverity = securitySeverity(pr.Severity)
+		r.cweTag = tag
+	} else {
+		r.Properties.Tags = []string{"correctness"}
+	}
+	if pk.Name != "" && !slices.Contains(r.Properties.Tags, clean(pk.Name)) {
 		r.Properties.Tags = append(r.Properties.Tags, clean(pk.Name))
 	}
 	return r
 }
 
-func sarifResultFor(id string, ri int, pk Pack, pr Probe, f packs.Finding, loc sarifLocation) sarifResult {
+func sarifResultFor(id string, ri int, pk Pack, pr Probe, f packs.Finding, loc sarifLocation, bar packs.Severity) sarifResult {
 	res := sarifResult{
 		RuleID:              id,
 		RuleIndex:           ri,
-		Level:               sarifLevel(f.Severity),
+		Level:               sarifLevel(f.Severity, bar),
 		Message:             sarifText{Text: findingText(f, "")},
 		Locations:           []sarifLocation{loc},
 		PartialFingerprints: map[string]string{SARIFFingerprintKey: clean(f.Fingerprint)},
@@ -266,6 +337,7 @@ func sarifResultFor(id string, ri int, pk Pack, pr Probe, f packs.Finding, loc s
 			Pack:       clean(pk.Name),
 			Probe:      clean(pr.Name),
 			Verdict:    clean(string(pr.Verdict)),
+			Outcome:    string(findingOutcome(f, bar)),
 			Severity:   f.Severity.String(),
 			Confidence: f.Confidence.String(),
 			CWE:        clean(f.CWE),
@@ -280,6 +352,18 @@ func sarifResultFor(id string, ri int, pk Pack, pr Probe, f packs.Finding, loc s
 	return res
 }
 
+// findingOutcome is what one finding of a failing probe means for the run
+// at bar: fail, warn, or accepted.
+func findingOutcome(f packs.Finding, bar packs.Severity) Outcome {
+	switch {
+	case f.Accepted != "":
+		return OutcomeAccepted
+	case f.Severity >= bar:
+		return OutcomeFail
+	}
+	return OutcomeWarn
+}
+
 // The SARIF 2.1.0 objects WriteSARIF writes, fields in the order of
 // the specification.
 type (
@@ -289,37 +373,51 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool        sarifTool         `json:"tool"`
-		Invocations []sarifInvocation `json:"invocations"`
-		Results     []sarifResult     `json:"results"`
-		Properties  *sarifRunProps    `json:"properties,omitempty"`
+		Tool              sarifTool         `json:"tool"`
+		AutomationDetails *sarifAutomation  `json:"automationDetails,omitempty"`
+		Invocations       []sarifInvocation `json:"invocations"`
+		Results           []sarifResult     `json:"results"`
+		Properties        *sarifRunProps    `json:"properties,omitempty"`
 	}
 	sarifRunProps struct {
 		Class        string   `json:"class,omitempty"`
 		ClassReasons []string `json:"classReasons,omitempty"`
+		FailOn       string   `json:"failOn,omitempty"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
 	}
+	sarifAutomation struct {
+		ID string `json:"id"`
+	}
 	sarifDriver struct {
-		Name    string      `json:"name"`
-		Version string      `json:"version,omitempty"`
-		Rules   []sarifRule `json:"rules"`
+		Name           string      `json:"name"`
+		Version        string      `json:"version,omitempty"`
+		InformationURI string      `json:"informationUri"`
+		Rules          []sarifRule `json:"rules"`
 	}
 	sarifRule struct {
 		ID                   string          `json:"id"`
 		Name                 string          `json:"name,omitempty"`
 		ShortDescription     sarifText       `json:"shortDescription"`
 		FullDescription      sarifText       `json:"fullDescription"`
+		HelpURI              string          `json:"helpUri,omitempty"`
+		Help                 *sarifMessage   `json:"help,omitempty"`
 		DefaultConfiguration sarifRuleConfig `json:"defaultConfiguration"`
 		Properties           sarifRuleProps  `json:"properties"`
+		severity             packs.Severity  // the probe's, for a security-severity added later
+		cweTag               string          // the rule's own CWE tag, added with the findings' ones
+	}
+	sarifMessage struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown,omitempty"`
 	}
 	sarifRuleConfig struct {
 		Level string `json:"level"`
 	}
 	sarifRuleProps struct {
 		Tags             []string `json:"tags"`
-		SecuritySeverity string   `json:"security-severity"`
+		SecuritySeverity string   `json:"security-severity,omitempty"`
 	}
 	sarifText struct {
 		Text string `json:"text"`
@@ -359,12 +457,13 @@ type (
 		Pack       string `json:"pack"`
 		Probe      string `json:"probe"`
 		Verdict    string `json:"verdict"`
+		Outcome    string `json:"outcome"`
 		Severity   string `json:"severity"`
 		Confidence string `json:"confidence"`
 		CWE        string `json:"cwe,omitempty"`
 	}
 	sarifLocation struct {
-		PhysicalLocation sarifPhysical  `json:"physicalLocation"`
+		PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
 		LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
 	}
 	sarifPhysical struct {

@@ -20,12 +20,15 @@ type sarifDoc struct {
 	Runs    []struct {
 		Tool struct {
 			Driver struct {
-				Name    string `json:"name"`
-				Version string `json:"version"`
-				Rules   []struct {
+				Name           string `json:"name"`
+				Version        string `json:"version"`
+				InformationURI string `json:"informationUri"`
+				Rules          []struct {
 					ID                   string `json:"id"`
 					Name                 string `json:"name"`
 					ShortDescription     struct{ Text string }
+					HelpURI              string `json:"helpUri"`
+					Help                 struct{ Text, Markdown string }
 					DefaultConfiguration struct{ Level string }
 					Properties           struct {
 						Tags             []string `json:"tags"`
@@ -34,7 +37,8 @@ type sarifDoc struct {
 				}
 			}
 		}
-		Invocations []struct {
+		AutomationDetails struct{ ID string }
+		Invocations       []struct {
 			ExecutionSuccessful        bool `json:"executionSuccessful"`
 			ToolExecutionNotifications []struct {
 				Level   string
@@ -47,7 +51,7 @@ type sarifDoc struct {
 			Level     string
 			Message   struct{ Text string }
 			Locations []struct {
-				PhysicalLocation struct {
+				PhysicalLocation *struct {
 					ArtifactLocation struct{ URI string }
 					Region           struct{ StartLine int }
 				}
@@ -100,12 +104,29 @@ func checkSARIF(t *testing.T, doc sarifDoc) {
 		if r.ShortDescription.Text == "" {
 			t.Errorf("rule %s: empty shortDescription", r.ID)
 		}
-		if s, err := strconv.ParseFloat(r.Properties.SecuritySeverity, 64); err != nil || s < 0 || s > 10 {
-			t.Errorf("rule %s: security-severity %q, want a score in [0, 10]", r.ID, r.Properties.SecuritySeverity)
+		security := slices.ContainsFunc(r.Properties.Tags, func(tag string) bool { return strings.HasPrefix(tag, "external/cwe/") })
+		switch {
+		case security != slices.Contains(r.Properties.Tags, "security"):
+			t.Errorf("rule %s: tags %v: security exactly when a CWE is named", r.ID, r.Properties.Tags)
+		case security:
+			if s, err := strconv.ParseFloat(r.Properties.SecuritySeverity, 64); err != nil || s < 0 || s > 10 {
+				t.Errorf("rule %s: security-severity %q, want a score in [0, 10]", r.ID, r.Properties.SecuritySeverity)
+			}
+		case r.Properties.SecuritySeverity != "":
+			t.Errorf("rule %s: a protocol-hygiene rule with security-severity %q", r.ID, r.Properties.SecuritySeverity)
 		}
-		if !slices.Contains(r.Properties.Tags, "security") {
-			t.Errorf("rule %s: tags %v lack security", r.ID, r.Properties.Tags)
+		if r.Help.Text == "" || !strings.Contains(r.Help.Markdown, "**Why it matters.**") || !strings.Contains(r.Help.Markdown, "**How to fix.**") {
+			t.Errorf("rule %s: help %+v, want the rule, why it matters and how to fix it", r.ID, r.Help)
 		}
+		if !strings.HasPrefix(r.HelpURI, "https://") {
+			t.Errorf("rule %s: helpUri %q", r.ID, r.HelpURI)
+		}
+	}
+	if run.Tool.Driver.InformationURI != InformationURI {
+		t.Errorf("informationUri %q, want %q", run.Tool.Driver.InformationURI, InformationURI)
+	}
+	if id := run.AutomationDetails.ID; !strings.HasPrefix(id, "sealmark/") || !strings.HasSuffix(id, "/") {
+		t.Errorf("automationDetails.id %q, want sealmark/<server>/", id)
 	}
 	for i, res := range run.Results {
 		ri, ok := rules[res.RuleID]
@@ -121,8 +142,10 @@ func checkSARIF(t *testing.T, doc sarifDoc) {
 		if res.Message.Text == "" {
 			t.Errorf("result %d: empty message", i)
 		}
-		if len(res.Locations) != 1 || res.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" || res.Locations[0].PhysicalLocation.Region.StartLine != 1 {
-			t.Errorf("result %d: locations %+v, want one physical location at line 1", i, res.Locations)
+		if len(res.Locations) != 1 {
+			t.Errorf("result %d: %d locations, want 1", i, len(res.Locations))
+		} else if ph := res.Locations[0].PhysicalLocation; ph != nil && (ph.ArtifactLocation.URI == "" || ph.Region.StartLine != 1) {
+			t.Errorf("result %d: physical location %+v, want a file at line 1", i, *ph)
 		}
 	}
 	if len(run.Invocations) != 1 {
@@ -215,7 +238,7 @@ func TestWriteSARIFLevels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.sev.String(), func(t *testing.T) {
 			rep := &Report{Packs: []Pack{{Name: "p", Probes: []Probe{{
-				ID: "P-1", Name: "one", Verdict: packs.Failed, Severity: tt.sev,
+				ID: "P-1", Name: "one", Verdict: packs.Failed, Severity: tt.sev, CWE: "CWE-20",
 				Findings: []packs.Finding{{Severity: tt.sev, Message: "m"}},
 			}}}}}
 			doc, _ := writeSARIF(t, rep, SARIFOptions{})
@@ -295,8 +318,8 @@ func TestWriteSARIFResultDetails(t *testing.T) {
 	if want := "read outside\nevidence: files: opened {sandbox}/../x"; res.Message.Text != want {
 		t.Errorf("message %q, want %q", res.Message.Text, want)
 	}
-	if got := res.Locations[0].PhysicalLocation.ArtifactLocation.URI; got != "configs/notes.yaml" {
-		t.Errorf("artifact %q, want the ArtifactURI option", got)
+	if got := res.Locations[0].PhysicalLocation; got == nil || got.ArtifactLocation.URI != "configs/notes.yaml" {
+		t.Errorf("artifact %+v, want the ArtifactURI option", got)
 	}
 	if got := res.Locations[0].LogicalLocations; len(got) != 1 || got[0].Name != "http://127.0.0.1:{port}/mcp" {
 		t.Errorf("logical locations %+v, want the server URL", got)
@@ -308,10 +331,14 @@ func TestWriteSARIFResultDetails(t *testing.T) {
 		}
 	}
 
-	// Without options, results point at sealmark.yaml.
-	doc, _ = writeSARIF(t, rep, SARIFOptions{})
-	if got := doc.Runs[0].Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI; got != DefaultSARIFArtifact {
-		t.Errorf("default artifact %q, want %q", got, DefaultSARIFArtifact)
+	// Without a config file, results name no file: never one that does
+	// not exist. The server stays their logical location.
+	_, raw := writeSARIF(t, rep, SARIFOptions{})
+	if bytes.Contains(raw, []byte("physicalLocation")) || bytes.Contains(raw, []byte("sealmark.yaml")) {
+		t.Errorf("a run without a config file names a file:\n%s", raw)
+	}
+	if !bytes.Contains(raw, []byte(`"name": "http://127.0.0.1:{port}/mcp"`)) {
+		t.Errorf("the server is no longer the logical location:\n%s", raw)
 	}
 }
 
@@ -450,5 +477,48 @@ func TestWriteSARIFAcceptedFindingIsSuppressed(t *testing.T) {
 		default:
 			t.Errorf("unexpected result %q", r.Message.Text)
 		}
+	}
+}
+
+func TestWriteSARIFSecurityOnlyForSecurityRules(t *testing.T) {
+	rep := &Report{FailOn: "low", Server: Server{Command: "node", Args: []string{"{cwd}/dist/index.js", "{sandbox}"}},
+		Packs: []Pack{{Name: "core", Probes: []Probe{
+			{ID: "CORE-UNKNOWN-METHOD", Name: "unknown-method", Verdict: packs.Failed, Severity: packs.Medium,
+				Findings: []packs.Finding{{Severity: packs.Medium, Message: "answered -32603"}}},
+			{ID: "CORE-SECRET-ECHO", Name: "secret-echo", Verdict: packs.Failed, Severity: packs.Critical, CWE: "CWE-200",
+				Findings: []packs.Finding{{Severity: packs.Critical, Message: "echoed", CWE: "CWE-200"}}},
+			{ID: "CORE-PARSE-ERROR", Name: "parse-error", Verdict: packs.Failed, Severity: packs.Low,
+				Findings: []packs.Finding{{Severity: packs.Low, Message: "no -32700"}}},
+		}}}}
+	doc, raw := writeSARIF(t, rep, SARIFOptions{})
+	checkSARIF(t, doc)
+	rules := doc.Runs[0].Tool.Driver.Rules
+	if rules[0].Properties.SecuritySeverity != "" || slices.Contains(rules[0].Properties.Tags, "security") {
+		t.Errorf("protocol-hygiene rule %s: tags %v security-severity %q, want neither", rules[0].ID, rules[0].Properties.Tags, rules[0].Properties.SecuritySeverity)
+	}
+	if want := specLegacy + "/basic"; rules[0].HelpURI != want {
+		t.Errorf("hygiene helpUri %q, want the spec section %q", rules[0].HelpURI, want)
+	}
+	if rules[1].Properties.SecuritySeverity != "9.5" || rules[1].HelpURI != "https://cwe.mitre.org/data/definitions/200.html" {
+		t.Errorf("security rule: security-severity %q helpUri %q, want 9.5 and the CWE page", rules[1].Properties.SecuritySeverity, rules[1].HelpURI)
+	}
+	if !strings.Contains(rules[1].Help.Markdown, "[CWE-200: Exposure of Sensitive Information](https://cwe.mitre.org/data/definitions/200.html)") {
+		t.Errorf("security help %q lacks the CWE", rules[1].Help.Markdown)
+	}
+	// At fail_on low every one of them fails the run: level error.
+	for _, res := range doc.Runs[0].Results {
+		if res.Level != "error" {
+			t.Errorf("result %s level %q at fail_on low, want error", res.RuleID, res.Level)
+		}
+	}
+	if got, want := doc.Runs[0].AutomationDetails.ID, AutomationID(rep.Server); got != want || got != "sealmark/node-cwd-dist-index-js-sandbox-"+got[len(got)-9:] {
+		t.Errorf("automationDetails.id %q, want %q", got, want)
+	}
+	other := AutomationID(Server{Command: "python3", Args: []string{"-m", "notes"}})
+	if other == AutomationID(rep.Server) {
+		t.Errorf("two servers share the category %q", other)
+	}
+	if bytes.Contains(raw, []byte("sealmark.yaml")) {
+		t.Error("a result names sealmark.yaml, which the run never read")
 	}
 }

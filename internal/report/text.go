@@ -131,9 +131,10 @@ func writeHeader(b *strings.Builder, rep *Report) {
 
 func writePacks(b *strings.Builder, rep *Report) {
 	vw, nw := len("PASS"), 20
+	bar := rep.FailBar()
 	for _, pk := range rep.Packs {
 		for _, pr := range pk.Probes {
-			vw = max(vw, len(verdictLabel(pr.Verdict)))
+			vw = max(vw, len(outcomeLabel(pr, bar)))
 			nw = max(nw, len(clean(pr.Name)))
 		}
 	}
@@ -151,7 +152,7 @@ func writePacks(b *strings.Builder, rep *Report) {
 			b.WriteString("  (no probes ran)\n")
 		}
 		for _, pr := range pk.Probes {
-			fmt.Fprintf(b, "  %-*s  %-*s  %s", vw, verdictLabel(pr.Verdict), nw, clean(pr.Name), clean(pr.ID))
+			fmt.Fprintf(b, "  %-*s  %-*s  %s", vw, outcomeLabel(pr, bar), nw, clean(pr.Name), clean(pr.ID))
 			findings := pr.Findings
 			reasonShown := false
 			switch {
@@ -223,29 +224,59 @@ func writeFooter(b *strings.Builder, rep *Report) {
 	}
 }
 
-// summaryLine reads rep.Summary, or counts afresh when Finalize did not run.
+// summaryLine reads rep.Summary, or counts afresh when Finalize did not run
+// (or the report predates the outcome counts). "fail" counts the probes
+// that fail the run at its fail bar, "warn" those whose open findings are
+// all below it, "accepted" those whose every finding the baseline accepts;
+// each names the severities of its open findings.
 func summaryLine(rep *Report) string {
 	s := rep.Summary
-	if s.Verdicts == nil {
+	if s.Verdicts == nil || s.Outcomes == nil {
 		s = summarize(rep)
 	}
-	fail := fmt.Sprintf("%d fail", s.Verdicts[packs.Failed])
-	var bySev []string
-	for _, sev := range severities {
-		if n := s.Findings[sev.String()]; n > 0 {
-			bySev = append(bySev, fmt.Sprintf("%d %s", n, sev))
+	bar := rep.FailBar()
+	bySev := map[Outcome]map[packs.Severity]int{OutcomeFail: {}, OutcomeWarn: {}}
+	for _, pk := range rep.Packs {
+		for _, pr := range pk.Probes {
+			o := ProbeOutcome(pr, bar)
+			if bySev[o] == nil {
+				continue
+			}
+			for _, f := range failureFindings(pr) {
+				if f.Accepted == "" {
+					bySev[o][f.Severity]++
+				}
+			}
 		}
 	}
-	if len(bySev) > 0 {
-		fail += " (" + strings.Join(bySev, ", ") + ")"
+	counted := func(n int, what string, o Outcome) string {
+		out := fmt.Sprintf("%d %s", n, what)
+		var sevs []string
+		for _, sev := range severities {
+			if k := bySev[o][sev]; k > 0 {
+				sevs = append(sevs, fmt.Sprintf("%d %s", k, sev))
+			}
+		}
+		if len(sevs) > 0 {
+			out += " (" + strings.Join(sevs, ", ") + ")"
+		}
+		return out
 	}
 	parts := []string{
 		fmt.Sprintf("%d pass", s.Verdicts[packs.Passed]),
-		fail,
+		counted(s.Outcomes[OutcomeFail], "fail", OutcomeFail),
+	}
+	if n := s.Outcomes[OutcomeWarn]; n > 0 {
+		parts = append(parts, counted(n, "warn", OutcomeWarn))
+	}
+	if n := s.Outcomes[OutcomeAccepted]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d accepted by the baseline", n))
+	}
+	parts = append(parts,
 		fmt.Sprintf("%d not applicable", s.Verdicts[packs.NotApplicable]),
 		fmt.Sprintf("%d inconclusive", s.Verdicts[packs.Inconclusive]),
 		fmt.Sprintf("%d error", s.Verdicts[packs.Errored]),
-	}
+	)
 	other := 0
 	for v, n := range s.Verdicts {
 		if _, known := verdictLabels[v]; !known {
@@ -267,6 +298,23 @@ var verdictLabels = map[packs.Verdict]string{
 	packs.NotApplicable: "N/A",
 	packs.Inconclusive:  "INCONCLUSIVE",
 	packs.Errored:       "ERROR",
+}
+
+// outcomeLabels are the labels of a failing probe, by its outcome.
+var outcomeLabels = map[Outcome]string{
+	OutcomeFail:     "FAIL",
+	OutcomeWarn:     "WARN",
+	OutcomeAccepted: "ACCEPTED",
+}
+
+// outcomeLabel is the probe's column in the probe table: its outcome at the
+// fail bar when it failed (FAIL, WARN, ACCEPTED), its verdict's label
+// otherwise.
+func outcomeLabel(pr Probe, bar packs.Severity) string {
+	if l, ok := outcomeLabels[ProbeOutcome(pr, bar)]; ok {
+		return l
+	}
+	return verdictLabel(pr.Verdict)
 }
 
 // verdictLabel is the verdict's column in the probe table; an unknown

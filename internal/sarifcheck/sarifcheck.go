@@ -1,10 +1,15 @@
-// Package sarifcheck validates SARIF logs against the official SARIF 2.1.0
-// JSON Schema, for tests. The schema comes from the pinned npm package in
-// testdata/npm/sarif-schema (installed by .ci/run with npm ci), not from this module.
+// Package sarifcheck validates SARIF logs for tests: against the official
+// SARIF 2.1.0 JSON Schema, and with the SARIF multitool's GitHub rules
+// (what code scanning requires). Both come from pinned npm packages in
+// testdata/npm (sarif-schema, sarif-multitool; installed by .ci/run with
+// npm ci), not from this module; the checks skip when they are absent.
 //
 //	sch := sarifcheck.Schema(t, "../..") // the module root, relative to the test
 //	if err := sarifcheck.Validate(sch, log); err != nil {
 //		t.Errorf("the SARIF log does not validate: %v", err)
+//	}
+//	for _, e := range sarifcheck.GitHub(t, log) {
+//		t.Errorf("code scanning would refuse the log: %s", e)
 //	}
 package sarifcheck
 
