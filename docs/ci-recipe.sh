@@ -2,7 +2,7 @@
 # Sealmark in CI, one plain shell step: test the server, keep the reports,
 # upload the SARIF log to code scanning. The arguments are what follows
 # "sealmark run", usually -- and the server command:
-#   sh ci-recipe.sh -- node dist/index.js {sandbox}
+#   sh ci-recipe.sh -- node {cwd}/dist/index.js {sandbox}
 # Nothing is uploaded unless SARIF_UPLOAD_URL is set: the code scanning
 # SARIF endpoint, e.g. https://api.github.com/repos/OWNER/REPO/code-scanning/sarifs,
 # with SARIF_UPLOAD_TOKEN, COMMIT_SHA and GIT_REF (refs/heads/main).

@@ -19,6 +19,7 @@ import (
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/hostpath"
 	"github.com/sealmark/sealmark/internal/netguard"
 	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/internal/report"
@@ -362,6 +363,9 @@ func (d *doctor) paths(res *config.Resolved) {
 		env = append(env, environ.KV{Name: kv.Name, Value: kv.Value})
 	}
 	warnings := environ.PathWarnings(res.Args, env, "")
+	if cwd, err := os.Getwd(); err == nil {
+		warnings = append(warnings, relativeArgs(res.Args, cwd)...)
+	}
 	for _, w := range warnings {
 		d.warn("paths", "%s", w)
 	}
@@ -370,6 +374,24 @@ func (d *doctor) paths(res *config.Resolved) {
 		return
 	}
 	d.warn("paths", "use {sandbox}/<name> to keep such a file inside the sandbox (sealmark init offers it)")
+}
+
+// relativeArgs warns about each argument that is a relative path existing
+// here: the server runs in the sandbox root, where it means something else
+// (or nothing).
+func relativeArgs(args []string, cwd string) []string {
+	var out []string
+	for i, a := range args {
+		if fixed, what, ok := hostpath.OwnProgram(a, cwd); ok {
+			out = append(out, fmt.Sprintf("server.args[%d] (%s) is a relative path to the server's %s: the server runs in the sandbox root, where it does not exist; write %s", i, a, what, fixed))
+			continue
+		}
+		if prefix, p, relative, ok := hostpath.Find(a, cwd); ok && relative {
+			out = append(out, fmt.Sprintf("server.args[%d] (%s) is relative: the server runs in the sandbox root, where %s is not ./%s of this directory; write %s{cwd}/%s for that one, or %s{sandbox}/<name> for a copy of your own",
+				i, a, p, strings.TrimPrefix(p, "./"), prefix, filepath.ToSlash(filepath.Clean(p)), prefix))
+		}
+	}
+	return out
 }
 
 // serviceTimeout bounds doctor's check of one declared service.

@@ -42,8 +42,10 @@ func initFlags(w io.Writer) (*flag.FlagSet, *initOptions) {
 	set.SetOutput(w)
 	set.Usage = func() {
 		fmt.Fprint(w, "usage: sealmark init [--yes] [--force] [--out FILE] [--env NAME=VALUE]... -- COMMAND [ARGS...]\n\n"+
-			"Writes a commented sealmark.yaml that starts COMMAND as the server under test. A real path\n"+
-			"in ARGS or in an --env value gets {sandbox}/<name> offered instead (asked on a terminal).\n"+
+			"Writes a commented sealmark.yaml that starts COMMAND as the server under test. A relative\n"+
+			"path to the server's own program found here becomes {cwd}/<path>. A real path in ARGS or\n"+
+			"in an --env value gets {sandbox}/<name> offered instead (asked on a terminal); a directory\n"+
+			"offered is staged empty (server.files), so it exists when the server starts.\n"+
 			"Exit 0 written, 2 usage error or the file exists without --force, 3 the file could not be written.\n\nflags:\n")
 		set.PrintDefaults()
 	}
@@ -108,6 +110,10 @@ func initCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		draft.env = append(draft.env, kv)
 	}
+	for _, p := range ownPrograms(draft, cwd) {
+		fmt.Fprintf(stdout, "%s: %s → %s (the server's own %s, found here; the server runs in the sandbox root, where %s does not exist)\n",
+			p.where, commentText(p.was), *p.slot, p.what, commentText(p.was))
+	}
 	uses := findPaths(draft, cwd)
 	ask := !yes && interactive(stdin)
 	answers := bufio.NewReader(stdin)
@@ -119,7 +125,16 @@ func initCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if replace {
 			*u.slot = u.prefix + u.offer
-			fmt.Fprintf(stdout, "%s: %s → %s\n", u.where, commentText(u.path), u.offer)
+			staged := ""
+			if u.dir && u.offer != "{sandbox}" {
+				// The offer must exist in the sandbox: stage it, empty.
+				dir := strings.TrimPrefix(u.offer, "{sandbox}/") + "/"
+				if !slices.Contains(draft.dirs, dir) {
+					draft.dirs = append(draft.dirs, dir)
+				}
+				staged = " (staged as an empty directory: server.files)"
+			}
+			fmt.Fprintf(stdout, "%s: %s → %s%s\n", u.where, commentText(u.path), u.offer, staged)
 		} else {
 			draft.notes[u.slot] = u.note()
 		}
@@ -181,6 +196,37 @@ type initDraft struct {
 	env     []config.KV
 	keep    []string
 	notes   map[*string]string
+	dirs    []string // server.files entries that make an empty directory ("notes/")
+}
+
+// ownProgram is a relative path to the server's own program (a script, an
+// executable, a project directory) that exists under the working
+// directory, rewritten to {cwd}/...: the server runs in the sandbox root,
+// where the relative path would not exist.
+type ownProgram struct {
+	where, was, what string
+	slot             *string
+}
+
+// ownPrograms rewrites, in the draft's arguments, each relative path to
+// the server's own program that exists under cwd to {cwd}/<path>
+// (hostpath.OwnProgram), and returns what it rewrote.
+func ownPrograms(d *initDraft, cwd string) []ownProgram {
+	var out []ownProgram
+	for i := range d.args {
+		was := d.args[i]
+		rewritten, what, ok := hostpath.OwnProgram(was, cwd)
+		if !ok {
+			continue
+		}
+		d.args[i] = rewritten
+		_, p, _ := strings.Cut(was, "=")
+		if !strings.HasPrefix(was, "-") {
+			p = was
+		}
+		out = append(out, ownProgram{where: fmt.Sprintf("server.args[%d]", i), was: p, what: what, slot: &d.args[i]})
+	}
+	return out
 }
 
 // pathUse is one real path found in an argument or an --env value, and the
@@ -191,6 +237,7 @@ type pathUse struct {
 	prefix   string  // "--root=" when written as --opt=PATH, else ""
 	path     string  // the path as written
 	relative bool    // a relative path that exists in the working directory
+	dir      bool    // the path is a directory on this machine: its offer is staged empty
 	offer    string  // "{sandbox}/x", or "{sandbox}" for a directory such as "." or "/"
 }
 
@@ -227,7 +274,8 @@ func findPaths(d *initDraft, cwd string) []pathUse {
 			offer = hostpath.SandboxName(p, taken)
 			offered[p] = offer
 		}
-		uses = append(uses, pathUse{where: where, slot: slot, prefix: prefix, path: p, relative: relative, offer: offer})
+		dir := hostpath.WantsDir(p, cwd)
+		uses = append(uses, pathUse{where: where, slot: slot, prefix: prefix, path: p, relative: relative, dir: dir, offer: offer})
 	}
 	for i := range d.args {
 		add(fmt.Sprintf("server.args[%d]", i), &d.args[i])
@@ -338,12 +386,26 @@ server:
   #   MEMORY_FILE_PATH: "{sandbox}/memory.json"
 `)
 	}
-	b.WriteString(`  # Small files written into the sandbox before the server starts (at most
-  # 64 KiB each; placeholders expand in the content):
+	if len(d.dirs) > 0 {
+		b.WriteString(`  # Small files written into the sandbox before the server starts (at most
+  # 64 KiB each; placeholders expand in the content); a path ending in /
+  # makes an empty directory, here for the paths offered above, so that
+  # they exist when the server starts:
+  files:
+`)
+		for _, dir := range d.dirs {
+			line("    ", yamlString(dir)+": \"\"")
+		}
+		b.WriteString("\n")
+	} else {
+		b.WriteString(`  # Small files written into the sandbox before the server starts (at most
+  # 64 KiB each; placeholders expand in the content; a path ending in /
+  # makes an empty directory):
   # files:
   #   "config.json": "{\"debug\": false}"
 
 `)
+	}
 	if len(d.keep) > 0 {
 		quoted := make([]string, len(d.keep))
 		for i, name := range d.keep {

@@ -163,8 +163,9 @@ func TestInitRelativePaths(t *testing.T) {
 	code, _, errOut = sealmark(t, append([]string{"init", "--yes", "--out", "yes.yaml"}, args...)...)
 	require.Equal(t, 0, code, errOut)
 	s, _ := loadWritten(t, "yes.yaml")
-	assert.Equal(t, []string{"server.js", "srv", "./server-bin", "{sandbox}/data", "--file={sandbox}/notes.txt", "missing", "--flag"}, s.Args,
-		"the program file, the project directory and the executable are the server's own; data and notes.txt are data")
+	assert.Equal(t, []string{"{cwd}/server.js", "{cwd}/srv", "{cwd}/server-bin", "{sandbox}/data", "--file={sandbox}/notes.txt", "missing", "--flag"}, s.Args,
+		"the program file, the project directory and the executable are the server's own, found at {cwd} (in the sandbox root they do not exist); data and notes.txt are data")
+	assert.Equal(t, []config.File{{Path: "data/", Content: ""}}, s.Files, "the data directory offered is staged, so it exists; notes.txt's offer lies in {sandbox}")
 }
 
 func TestInitSecretEnvNeverWritten(t *testing.T) {

@@ -75,6 +75,9 @@ func (r *Resolved) Check() error {
 		if len(f.Content) > MaxFileBytes {
 			add("%s: content is %d bytes; at most %d", r.at(key), len(f.Content), MaxFileBytes)
 		}
+		if f.Dir() && f.Content != "" {
+			add("%s: a path ending in / makes an empty directory; give it no content (\"\")", r.at(key))
+		}
 	}
 	for _, kv := range r.Env {
 		if !validEnvName(kv.Name) {

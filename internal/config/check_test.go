@@ -41,6 +41,8 @@ func TestCheck(t *testing.T) {
 		{name: "zero timeouts", yaml: "server:\n  command: npx\ntimeouts:\n  start: 0s\n", flags: map[string]string{"call-timeout": "-1s"},
 			want: "sealmark.yaml:4: timeouts.start: want a positive duration, got 0s\nflag --call-timeout: timeouts.call: want a positive duration, got -1s"},
 		{name: "files inside the sandbox", yaml: "server:\n  command: npx\n  files:\n    a.json: x\n    \"{sandbox}/etc/b.ini\": y\n    c/../d.txt: z\n"},
+		{name: "directory with content", yaml: "server:\n  command: npx\n  files:\n    notes/: x\n",
+			want: `sealmark.yaml:4: server.files.notes/: a path ending in / makes an empty directory; give it no content ("")`},
 		{name: "file path with ..", yaml: "server:\n  command: npx\n  files:\n    ../x: x\n",
 			want: "sealmark.yaml:4: server.files.../x: the path escapes the sandbox; write a path relative to the sandbox root, or starting with {sandbox}/"},
 		{name: "file path with .. inside", yaml: "server:\n  command: npx\n  files:\n    a/../../x: x\n",

@@ -31,7 +31,7 @@ var keyDocs = map[string]string{
 	"server.env":       "variables the server gets on top of the scrubbed environment",
 	"server.url":       "an HTTP server's MCP endpoint, a loopback URL",
 	"server.headers":   "HTTP headers sent with every request to server.url",
-	"server.files":     "small files staged into the sandbox before the server starts",
+	"server.files":     "small files staged into the sandbox before the server starts (a path ending in / makes an empty directory)",
 	"server.start":     "a command that starts the HTTP server at server.url, in the sandbox",
 	"sandbox.keep_env": "names of your variables copied to the server",
 	"sandbox.scrub_env": "build the server's environment from scratch (default true; " +

@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // KV is one server.env or server.headers entry, in the order written.
 type KV struct{ Name, Value string }
@@ -9,6 +12,10 @@ type KV struct{ Name, Value string }
 // starts. Path is relative to the sandbox root or starts with {sandbox}/;
 // Content is at most MaxFileBytes bytes.
 type File struct{ Path, Content string }
+
+// Dir reports whether f makes an empty directory rather than a file: its
+// path ends in a slash ("notes/"), and its content is empty.
+func (f File) Dir() bool { return strings.HasSuffix(strings.ReplaceAll(f.Path, `\`, "/"), "/") }
 
 // MaxFileBytes bounds the content of one server.files entry (64 KiB).
 const MaxFileBytes = 64 << 10

@@ -150,7 +150,7 @@ type Config struct {
 var Layers = []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize"}
 
 // File is one staged file of server.files.
-type File struct{ Path, Content string }
+type File = config.File
 
 // Severity returns the fail bar.
 func (c *Config) failOn() packs.Severity {

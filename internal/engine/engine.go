@@ -409,6 +409,12 @@ func (e *Engine) stageFiles() error {
 		if rel, err := filepath.Rel(e.sb.Top, path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return fmt.Errorf("server.files %s: the path leaves the sandbox", f.Path)
 		}
+		if f.Dir() {
+			if err := os.MkdirAll(path, 0o700); err != nil {
+				return fmt.Errorf("server.files %s: %v", f.Path, err)
+			}
+			continue
+		}
 		content, err := environ.Expand(f.Content, e.vars)
 		if err != nil {
 			return fmt.Errorf("server.files %s: %v", f.Path, err)

@@ -149,3 +149,54 @@ func IsDir(p, cwd string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
 }
+
+// WantsDir reports whether the sandbox path offered for p (a path Find
+// returned) should be an empty directory staged before the server starts:
+// p is a directory on this machine, or exists nowhere and has no extension
+// (a server given a missing "notes" most likely wants a directory). A
+// file's offer lies directly in {sandbox}, which exists.
+func WantsDir(p, cwd string) bool {
+	local := expandHome(p)
+	if !filepath.IsAbs(local) && !strings.HasPrefix(local, "/") {
+		local = filepath.Join(cwd, local)
+	}
+	st, err := os.Stat(local)
+	if err != nil {
+		return filepath.Ext(p) == ""
+	}
+	return st.IsDir()
+}
+
+// OwnProgram rewrites an argument that is a relative path to the server's
+// own program (a program file or a project directory, see Find) existing
+// under cwd, not above it, alone or as the value of --opt=PATH, to
+// {cwd}/<path>: the server runs in the sandbox root, where the relative
+// path does not exist. what is "program" or "project directory"; ok is
+// false for any other argument.
+func OwnProgram(s, cwd string) (rewritten, what string, ok bool) {
+	prefix, p := "", s
+	if strings.HasPrefix(s, "-") {
+		opt, v, found := strings.Cut(s, "=")
+		if !found || v == "" {
+			return "", "", false
+		}
+		prefix, p = opt+"=", v
+	}
+	if p == "" || redact.HasPlaceholder(p) || Absolute(p) || strings.HasPrefix(p, "-") || strings.ContainsAny(p, "\x00\n") {
+		return "", "", false
+	}
+	clean := filepath.Clean(p)
+	if clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", "", false
+	}
+	local := filepath.Join(cwd, clean)
+	switch {
+	case programFile(local):
+		what = "program"
+	case projectDir(local):
+		what = "project directory"
+	default:
+		return "", "", false
+	}
+	return prefix + "{cwd}/" + filepath.ToSlash(clean), what, true
+}
