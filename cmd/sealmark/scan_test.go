@@ -278,7 +278,7 @@ func TestScanNPXEntryRunsContainedAfterTheFetch(t *testing.T) {
 	assert.Contains(t, rep.Sandbox.Isolation, "net=netns(lo-only)", "the server itself has no network")
 	assert.Equal(t, report.Standard, rep.Class)
 	assert.True(t, slices.ContainsFunc(rep.Warnings, func(w string) bool {
-		return strings.HasPrefix(w, "scan: npx: @modelcontextprotocol/server-filesystem@2026.8.31 fetched with npm install") ||
+		return strings.HasPrefix(w, "scan: npx: @modelcontextprotocol/server-filesystem@2026.8.31 fetched before the contained start") ||
 			w == "scan: npx: @modelcontextprotocol/server-filesystem@2026.8.31 was already fetched (a pinned version); the registry was not asked"
 	}), "%v", rep.Warnings)
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,22 +43,13 @@ func parseLaunch(command string, args []string) (launch, error) {
 	case base == "npx":
 		return parseNPX(args)
 	case base == "uvx":
-		return launch{kind: UVX, pkg: firstPositional(args)}, nil
+		return parsePython(UVX, "--from", args)
 	case base == "pipx" && len(args) > 0 && args[0] == "run":
-		return launch{kind: Pipx, pkg: firstPositional(args[1:])}, nil
+		return parsePython(Pipx, "--spec", args[1:])
 	case base == "docker" && len(args) > 0 && args[0] == "run":
 		return launch{kind: Docker}, nil
 	}
 	return launch{kind: Direct, args: args}, nil
-}
-
-func firstPositional(args []string) string {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			return a
-		}
-	}
-	return ""
 }
 
 // parseNPX reads npx's options: -y/--yes, -q/--quiet, -p/--package PKG and
@@ -173,10 +165,6 @@ func (f *Fetcher) npm(ctx context.Context, l launch) (command string, args []str
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", nil, false, fmt.Errorf("npx entry: %v", err)
 	}
-	timeout := f.Timeout
-	if timeout <= 0 {
-		timeout = 5 * time.Minute
-	}
 	name, version := splitSpec(l.pkg)
 	pkgDir := filepath.Join(dir, "node_modules", filepath.FromSlash(name))
 	if exactVersion.MatchString(version) && installedVersion(pkgDir) == version {
@@ -184,10 +172,24 @@ func (f *Fetcher) npm(ctx context.Context, l launch) (command string, args []str
 		command, args, err := npmCommand(pkgDir, name, l)
 		return command, args, false, err
 	}
+	if err := f.run(ctx, dir, nil, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", l.pkg); err != nil {
+		return "", nil, true, fmt.Errorf("fetching %s with npm install failed %v", l.pkg, err)
+	}
+	command, args, err = npmCommand(pkgDir, name, l)
+	return command, args, true, err
+}
+
+// run runs a package manager in dir with the Fetcher's environment plus
+// env, bounded by Timeout; its error is "(why): the end of its output".
+func (f *Fetcher) run(ctx context.Context, dir string, env []string, program string, args ...string) error {
+	timeout := f.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", l.pkg)
-	cmd.Env = f.Env
+	cmd := exec.CommandContext(ctx, program, args...)
+	cmd.Env = append(slices.Clone(f.Env), env...)
 	cmd.Dir = dir
 	out := &tail{max: maxFetchLog}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -197,10 +199,9 @@ func (f *Fetcher) npm(ctx context.Context, l launch) (command string, args []str
 		if ctx.Err() != nil {
 			why = "no answer within " + timeout.String()
 		}
-		return "", nil, true, fmt.Errorf("fetching %s with npm install failed (%s): %s", l.pkg, why, strings.TrimSpace(out.String()))
+		return fmt.Errorf("(%s): %s", why, strings.TrimSpace(out.String()))
 	}
-	command, args, err = npmCommand(pkgDir, name, l)
-	return command, args, true, err
+	return nil
 }
 
 // exactVersion is a pinned semantic version: 1.2.3, 2026.8.31, 1.0.0-beta.1.

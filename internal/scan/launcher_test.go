@@ -23,8 +23,10 @@ func TestParseLaunch(t *testing.T) {
 		{"npx", []string{"mcp-fetch-server"}, launch{kind: NPX, pkg: "mcp-fetch-server"}},
 		{"/usr/bin/npx", []string{"--yes", "-p", "pkg@1.2.3", "tool", "--flag"}, launch{kind: NPX, pkg: "pkg@1.2.3", bin: "tool", args: []string{"--flag"}}},
 		{"npx.cmd", []string{"-y", "--", "pkg", "-x"}, launch{kind: NPX, pkg: "pkg", args: []string{"-x"}}},
-		{"uvx", []string{"mcp-server-git", "--repository", "/r"}, launch{kind: UVX, pkg: "mcp-server-git"}},
-		{"pipx", []string{"run", "mcp-server-time"}, launch{kind: Pipx, pkg: "mcp-server-time"}},
+		{"uvx", []string{"mcp-server-git", "--repository", "/r"}, launch{kind: UVX, pkg: "mcp-server-git", bin: "mcp-server-git", args: []string{"--repository", "/r"}}},
+		{"uvx", []string{"-q", "mcp-server-time@2025.9.25", "--local-timezone=UTC"}, launch{kind: UVX, pkg: "mcp-server-time==2025.9.25", bin: "mcp-server-time", args: []string{"--local-timezone=UTC"}}},
+		{"uvx", []string{"--from", "mcp-server-fetch[extra]==1.0", "mcp-server-fetch"}, launch{kind: UVX, pkg: "mcp-server-fetch[extra]==1.0", bin: "mcp-server-fetch", args: []string{}}},
+		{"pipx", []string{"run", "--spec=mcp-time==1.2", "mcp-time", "-v"}, launch{kind: Pipx, pkg: "mcp-time==1.2", bin: "mcp-time", args: []string{"-v"}}},
 		{"docker", []string{"run", "-i", "--rm", "mcp/fetch"}, launch{kind: Docker}},
 		{"node", []string{"server.js"}, launch{kind: Direct, args: []string{"server.js"}}},
 	} {
@@ -43,6 +45,20 @@ func TestParseLaunch(t *testing.T) {
 		{[]string{"-p"}, "npx -p without a package"},
 	} {
 		_, err := parseLaunch("npx", tc.args)
+		require.Error(t, err, "%v", tc.args)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	for _, tc := range []struct {
+		command string
+		args    []string
+		want    string
+	}{
+		{"uvx", []string{"--with", "x", "pkg"}, "uvx option --with is not one scan understands"},
+		{"uvx", []string{"-q"}, "uvx without a program"},
+		{"uvx", []string{"--from", "git+https://x/y", "y"}, `uvx package "git+https://x/y": want a package index NAME`},
+		{"pipx", []string{"run", "./local"}, `pipx package "./local"`},
+	} {
+		_, err := parseLaunch(tc.command, tc.args)
 		require.Error(t, err, "%v", tc.args)
 		assert.Contains(t, err.Error(), tc.want)
 	}
@@ -74,17 +90,60 @@ func TestNPMBin(t *testing.T) {
 	assert.ErrorContains(t, err, "no bin in package.json")
 }
 
-func TestLaunchersThatNeedAnotherRegistryAreEntryErrors(t *testing.T) {
+func TestLaunchersMissingOrUncontainedAreEntryErrors(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no uv, pipx or npm here
 	o := &Options{Cwd: t.TempDir(), Fetcher: &Fetcher{Dir: t.TempDir()}}
-	for _, e := range []Entry{
-		{Name: "u", Type: "stdio", Command: "uvx", Args: []string{"mcp-server-time"}},
-		{Name: "p", Type: "stdio", Command: "pipx", Args: []string{"run", "mcp-server-time"}},
-		{Name: "d", Type: "stdio", Command: "docker", Args: []string{"run", "-i", "mcp/time"}},
+	for _, tc := range []struct {
+		e    Entry
+		want string
+	}{
+		{Entry{Name: "u", Type: "stdio", Command: "uvx", Args: []string{"mcp-server-time"}}, "uvx entry: uv is not installed, so mcp-server-time cannot be fetched"},
+		{Entry{Name: "p", Type: "stdio", Command: "pipx", Args: []string{"run", "mcp-server-time"}}, "pipx entry: pipx is not installed, so mcp-server-time cannot be fetched"},
+		{Entry{Name: "n", Type: "stdio", Command: "npx", Args: []string{"-y", "pkg"}}, "npx entry: npm is not installed"},
+		{Entry{Name: "d", Type: "stdio", Command: "docker", Args: []string{"run", "-i", "mcp/time"}}, "docker entry: Docker runs the server in its own container, outside Sealmark's sandbox"},
 	} {
-		p, err := makePlan(context.Background(), e, o)
-		require.Error(t, err, e.Command)
-		assert.Equal(t, e.Command, p.launcher)
+		p, err := makePlan(context.Background(), tc.e, o)
+		require.Error(t, err, tc.e.Command)
+		assert.Contains(t, err.Error(), tc.want)
+		assert.Equal(t, tc.e.Command, p.launcher)
 	}
+}
+
+// fakeTool puts a program name first on PATH that runs script (sh).
+func fakeTool(t *testing.T, name, script string) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+script), 0o755))
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+func TestPythonLaunchersFetchIntoTheirOwnDirectory(t *testing.T) {
+	// Stand-ins that install the way uv tool install and pipx install do:
+	// the program into the bin directory their variables name.
+	fakeTool(t, "uv", `[ "$1 $2" = "tool install" ] || exit 9
+echo "$UV_TOOL_DIR" > "$UV_TOOL_BIN_DIR.tooldir"; mkdir -p "$UV_TOOL_BIN_DIR"; echo x >> "$UV_TOOL_BIN_DIR/../fetches"; printf '#!/bin/sh\n' > "$UV_TOOL_BIN_DIR/mcp-server-time"
+`)
+	fakeTool(t, "pipx", `[ "$1" = install ] || exit 9
+mkdir -p "$PIPX_BIN_DIR"; printf '#!/bin/sh\n' > "$PIPX_BIN_DIR/mcp-time"
+`)
+	cache := t.TempDir()
+	o := &Options{Cwd: t.TempDir(), Fetcher: &Fetcher{Dir: cache, Env: os.Environ()}}
+	for range 2 {
+		p, err := makePlan(context.Background(), Entry{Name: "u", Type: "stdio", Command: "uvx", Args: []string{"mcp-server-time@2025.9.25", "--tz=UTC"}}, o)
+		require.NoError(t, err)
+		assert.Equal(t, filepath.Join(cache, "uvx", "mcp-server-time__2025.9.25", "bin", "mcp-server-time"), p.file.Command)
+		assert.Equal(t, []string{"--tz=UTC"}, p.file.Args)
+	}
+	data, err := os.ReadFile(filepath.Join(cache, "uvx", "mcp-server-time__2025.9.25", "fetches"))
+	require.NoError(t, err)
+	assert.Equal(t, "x\n", string(data), "a pinned version is fetched once")
+	p, err := makePlan(context.Background(), Entry{Name: "p", Type: "stdio", Command: "pipx", Args: []string{"run", "mcp-time", "-v"}}, o)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(cache, "pipx", "mcp-time", "bin", "mcp-time"), p.file.Command)
+
+	fakeTool(t, "uv", `echo "error: No solution found when resolving dependencies" >&2; exit 1`)
+	_, err = makePlan(context.Background(), Entry{Name: "u", Type: "stdio", Command: "uvx", Args: []string{"other"}}, o)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "fetching other with uv tool install failed (exit status 1): error: No solution found")
 }
 
 func TestSecretValue(t *testing.T) {
@@ -122,17 +181,9 @@ func TestReplacePaths(t *testing.T) {
 	assert.Equal(t, []string{"scan --as-configured: the server got host paths (args[0], args[1], env MEMORY_FILE_PATH)"}, p.custom)
 }
 
-// fakeNPM puts an npm first on PATH that runs script (sh) with npm's
-// arguments.
-func fakeNPM(t *testing.T, script string) {
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "npm"), []byte("#!/bin/sh\n"+script), 0o755))
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-}
-
 func TestNPXFetchThenRunTheInstalledProgram(t *testing.T) {
 	// A stand-in npm that installs a package the way npm install --prefix does.
-	fakeNPM(t, `[ "$1" = install ] && [ "$2" = --prefix ] || exit 9
+	fakeTool(t, "npm", `[ "$1" = install ] && [ "$2" = --prefix ] || exit 9
 case " $* " in *" --ignore-scripts "*) ;; *) echo "install scripts were not turned off" >&2; exit 9;; esac
 mkdir -p "$3/node_modules/@s/server-x/dist" && printf '{"name":"@s/server-x","bin":{"server-x":"dist/index.js"}}' > "$3/node_modules/@s/server-x/package.json"
 `)
@@ -146,7 +197,7 @@ mkdir -p "$3/node_modules/@s/server-x/dist" && printf '{"name":"@s/server-x","bi
 }
 
 func TestNPXFetchFailureIsTheEntrysError(t *testing.T) {
-	fakeNPM(t, `echo "npm error 404 Not Found - GET https://registry.npmjs.org/nope" >&2; exit 1`)
+	fakeTool(t, "npm", `echo "npm error 404 Not Found - GET https://registry.npmjs.org/nope" >&2; exit 1`)
 	e := Entry{Name: "x", Type: "stdio", Command: "npx", Args: []string{"-y", "nope"}}
 	results := Run(context.Background(), []Entry{e}, &Options{Cwd: t.TempDir(), Fetcher: &Fetcher{Dir: t.TempDir(), Env: os.Environ()}})
 	require.Len(t, results, 1)
@@ -157,7 +208,7 @@ func TestNPXFetchFailureIsTheEntrysError(t *testing.T) {
 }
 
 func TestNPXPinnedVersionIsFetchedOnce(t *testing.T) {
-	fakeNPM(t, `echo fetch >> "$3/../fetches"
+	fakeTool(t, "npm", `echo fetch >> "$3/../fetches"
 mkdir -p "$3/node_modules/p" && printf '{"name":"p","version":"1.2.3","bin":"i.js"}' > "$3/node_modules/p/package.json"
 `)
 	cache := t.TempDir()

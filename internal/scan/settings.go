@@ -62,17 +62,29 @@ func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
 			return p, err
 		}
 		p.file.Command, p.file.Args = cmd, full
-		if fetched {
-			p.notes = append(p.notes, fmt.Sprintf("scan: npx: %s fetched with npm install (scripts off) before the contained start, in %s", l.pkg, time.Since(began).Round(100*time.Millisecond)))
-		} else {
-			p.notes = append(p.notes, fmt.Sprintf("scan: npx: %s was already fetched (a pinned version); the registry was not asked", l.pkg))
-		}
+		p.notes = append(p.notes, fetchNote(l, fetched, began))
 	case UVX, Pipx:
-		return p, fmt.Errorf("%s entry: fetching %q needs the Python package index, which scan does not fetch from yet; install it (uv tool install, pipx install) and point the entry's command at the installed program", l.kind, l.pkg)
+		l.args = args
+		began := time.Now()
+		program, fetched, err := o.Fetcher.python(ctx, l)
+		if err != nil {
+			return p, err
+		}
+		p.file.Command, p.file.Args = program, l.args
+		p.notes = append(p.notes, fetchNote(l, fetched, began))
 	case Docker:
 		return p, fmt.Errorf("docker entry: Docker runs the server in its own container, outside Sealmark's sandbox and observers; point the entry at the server's program instead")
 	}
 	return p, nil
+}
+
+// fetchNote says how the launcher's package came: fetched before the
+// contained start, or already there.
+func fetchNote(l launch, fetched bool, began time.Time) string {
+	if !fetched {
+		return fmt.Sprintf("scan: %s: %s was already fetched (a pinned version); the registry was not asked", l.kind, l.pkg)
+	}
+	return fmt.Sprintf("scan: %s: %s fetched before the contained start, in %s", l.kind, l.pkg, time.Since(began).Round(100*time.Millisecond))
 }
 
 // secretValue reports whether a client config's env or header value is a
