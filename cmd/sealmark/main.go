@@ -20,7 +20,7 @@ import (
 	"os"
 
 	"github.com/sealmark/sealmark/internal/contain"
-	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
 )
@@ -31,7 +31,7 @@ var version = "dev"
 func main() {
 	contain.Dispatch() // the containment shim, before anything else
 	smbin.Dispatch()
-	fixture.Dispatch()
+	example.Dispatch()
 	// The MCP client library logs transport hiccups of hostile servers
 	// through slog; the report says what matters.
 	slog.SetDefault(slog.New(slog.DiscardHandler))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/fixture/fsserver"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
@@ -25,6 +26,7 @@ func TestMain(m *testing.M) {
 	contain.Dispatch()
 	smbin.Dispatch()
 	fixture.Dispatch()
+	example.Dispatch()
 	fsserver.Dispatch()
 	httpfixture.Dispatch()
 	if os.Getenv(cliEnv) == "1" {

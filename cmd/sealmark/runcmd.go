@@ -15,7 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
-	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
 )
@@ -121,7 +121,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sealmark run: finding the sealmark binary for --example: %v\n", err)
 			return report.ExitHarness
 		}
-		rest = []string{self, fixture.Verb, "-flaws=echo-canary", "-name=example-notes"}
+		rest = []string{self, example.Verb}
 	}
 	res, err := resolve(f, fs, rest)
 	if err != nil {
