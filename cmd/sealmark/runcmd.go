@@ -80,11 +80,15 @@ func setFlags(fs *flag.FlagSet, rest []string) map[string]string {
 	fs.Visit(func(fl *flag.Flag) {
 		switch v := fl.Value.(type) {
 		case *repeated:
-			sep := "\n"
 			if fl.Name == "keep-env" || fl.Name == "service" {
-				sep = ","
+				set[fl.Name] = strings.Join(*v, ",")
+				break
 			}
-			set[fl.Name] = strings.Join(*v, sep)
+			// One JSON array, so that an entry holding a line break stays
+			// one entry (and a --header that would inject a second header
+			// is refused, not split).
+			b, _ := json.Marshal([]string(*v))
+			set[fl.Name] = string(b)
 		default:
 			set[fl.Name] = fl.Value.String()
 		}
@@ -256,17 +260,11 @@ func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 	return cfg, err
 }
 
-// preflight checks, before anything starts, the directories the run will
-// need: the sandbox's parent and the directory of each report file. A
-// mistake there is a usage error found now, not a harness error after the
-// whole run.
+// preflight checks, before anything starts, the directory of each report
+// file (the sandbox's parent is config.Resolved.Check's). A mistake there
+// is a usage error found now, not a harness error after the whole run.
 func preflight(res *config.Resolved) error {
 	var errs []error
-	if d := res.SandboxDir; d != "" {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			errs = append(errs, fmt.Errorf("%s: %q is not a directory; the sandbox is made under an existing directory", res.At("sandbox.dir"), d))
-		}
-	}
 	for _, out := range []struct{ key, path string }{{"report.json", res.JSON}, {"report.sarif", res.SARIF}, {"report.junit", res.JUnit}} {
 		if out.path == "" {
 			continue

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	neturl "net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sealmark/sealmark/internal/netguard"
 )
@@ -19,7 +22,11 @@ import (
 //   - server.url not an http or https URL of a loopback host (the harness
 //     contacts nothing else), {port} standing for any port;
 //   - server.start without server.url, or server.headers without server.url;
-//   - sandbox.max_mib or a timeout not above zero;
+//   - sandbox.max_mib or a timeout not above zero, a timeout below
+//     MinTimeout;
+//   - a server.headers entry holding CR, LF or NUL (header injection);
+//   - --no-sandbox with --keep-sandbox or sandbox.layers_off;
+//   - sandbox.dir not a writable directory, or on /proc, /sys or /dev;
 //   - fail_on not one of low, medium, high, critical;
 //   - a server.files path that escapes the sandbox ("../x", an absolute path,
 //     "{sandbox}/../x") or names the sandbox root itself, or content above
@@ -52,17 +59,36 @@ func (r *Resolved) Check() error {
 	if r.MaxMiB <= 0 {
 		add("%s: want a positive number of MiB, got %d", r.at("sandbox.max_mib"), r.MaxMiB)
 	}
-	if r.StartTimeout <= 0 {
-		add("%s: want a positive duration, got %s", r.at("timeouts.start"), r.StartTimeout)
+	for _, t := range []struct {
+		key string
+		d   time.Duration
+	}{{"timeouts.start", r.StartTimeout}, {"timeouts.call", r.CallTimeout}, {"timeouts.probe", r.ProbeTimeout}, {"timeouts.run", r.RunTimeout}} {
+		switch {
+		case t.d <= 0:
+			add("%s: want a positive duration, got %s", r.at(t.key), t.d)
+		case t.d < MinTimeout:
+			add("%s: %s is too short for any server to answer; want at least %s", r.at(t.key), t.d, MinTimeout)
+		}
 	}
-	if r.CallTimeout <= 0 {
-		add("%s: want a positive duration, got %s", r.at("timeouts.call"), r.CallTimeout)
+	for _, h := range r.Headers {
+		if strings.ContainsAny(h.Name+h.Value, "\r\n\x00") {
+			add("%s: a header cannot hold a line break (CR or LF) or NUL: it would inject a header", r.at("server.headers."+h.Name))
+		}
 	}
-	if r.ProbeTimeout <= 0 {
-		add("%s: want a positive duration, got %s", r.at("timeouts.probe"), r.ProbeTimeout)
+	if r.NoSandbox {
+		for _, other := range []struct {
+			key string
+			set bool
+		}{{"--keep-sandbox", r.KeepSandbox}, {"sandbox.layers_off", len(r.LayersOff) > 0}} {
+			if other.set {
+				add("%s and %s: without a sandbox there is none to keep and no containment layer to turn off; drop one", r.named("--no-sandbox"), r.named(other.key))
+			}
+		}
 	}
-	if r.RunTimeout <= 0 {
-		add("%s: want a positive duration, got %s", r.at("timeouts.run"), r.RunTimeout)
+	if r.SandboxDir != "" {
+		if why := sandboxDirProblem(r.SandboxDir); why != "" {
+			add("%s: %s", r.at("sandbox.dir"), why)
+		}
 	}
 	if !slices.Contains(severities, r.FailOn) {
 		add("%s: want %s, got %q", r.at("fail_on"), severityList, r.FailOn)
@@ -161,6 +187,40 @@ func (r *Resolved) named(key string) string {
 		return key + " (" + from + ")"
 	}
 	return key
+}
+
+// MinTimeout is the shortest timeout Check accepts: below it no server,
+// however fast, could answer, and every verdict would be a timeout.
+const MinTimeout = 100 * time.Millisecond
+
+// pseudoFS are the kernel's own filesystems: no sandbox can live there.
+var pseudoFS = []string{"/proc", "/sys", "/dev"}
+
+// sandboxDirProblem says why dir cannot hold the run's sandbox: it is on a
+// kernel pseudo-filesystem, not a directory, or not writable (a directory
+// is made in it and removed again). "" when it can.
+func sandboxDirProblem(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		for _, p := range pseudoFS {
+			if abs == p || strings.HasPrefix(abs, p+"/") {
+				return fmt.Sprintf("%q is on the kernel's %s filesystem; the sandbox is made under a writable directory", dir, p)
+			}
+		}
+	}
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return fmt.Sprintf("%q is not a directory; the sandbox is made under an existing directory", dir)
+	}
+	probe, err := os.MkdirTemp(dir, ".sealmark-check-")
+	if err != nil {
+		return fmt.Sprintf("%q is not writable (%v); the sandbox is made under a writable directory", dir, errors.Unwrap(err))
+	}
+	_ = os.Remove(probe)
+	return ""
 }
 
 // escapes says why a server.files path would land outside the sandbox root,

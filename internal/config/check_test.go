@@ -59,6 +59,18 @@ func TestCheck(t *testing.T) {
 			want: "sealmark.yaml:4: server.files.{sandbox}: the path names the sandbox root itself, not a file in it; write a path relative to the sandbox root, or starting with {sandbox}/"},
 		{name: "file path under another placeholder", yaml: "server:\n  command: npx\n  files:\n    \"{sandbox_home}/.npmrc\": x\n",
 			want: "sealmark.yaml:4: server.files.{sandbox_home}/.npmrc: the path starts with a placeholder other than {sandbox}; write a path relative to the sandbox root, or starting with {sandbox}/"},
+		{name: "timeouts below the minimum", yaml: "server:\n  command: npx\ntimeouts:\n  call: 1ms\n", flags: map[string]string{"timeout": "1ns"},
+			want: "flag --timeout: timeouts.start: 1ns is too short for any server to answer; want at least 100ms\n" +
+				"sealmark.yaml:4: timeouts.call: 1ms is too short for any server to answer; want at least 100ms"},
+		{name: "timeouts at the minimum", yaml: "server:\n  command: npx\n", flags: map[string]string{"timeout": "100ms", "call-timeout": "100ms", "probe-timeout": "100ms", "run-timeout": "100ms"}},
+		{name: "no sandbox to keep", yaml: "server:\n  command: npx\n", flags: map[string]string{"no-sandbox": "true", "keep-sandbox": "true"},
+			want: "--no-sandbox (flag --no-sandbox) and --keep-sandbox (flag --keep-sandbox): without a sandbox there is none to keep and no containment layer to turn off; drop one"},
+		{name: "no sandbox to weaken", yaml: "server:\n  command: npx\nsandbox:\n  layers_off: [landlock]\n", flags: map[string]string{"no-sandbox": "true"},
+			want: "--no-sandbox (flag --no-sandbox) and sandbox.layers_off (sealmark.yaml:4): without a sandbox there is none to keep and no containment layer to turn off; drop one"},
+		{name: "sandbox under /proc", yaml: "server:\n  command: npx\n", flags: map[string]string{"sandbox-dir": "/proc/self"},
+			want: `flag --sandbox-dir: sandbox.dir: "/proc/self" is on the kernel's /proc filesystem; the sandbox is made under a writable directory`},
+		{name: "sandbox dir missing", yaml: "server:\n  command: npx\nsandbox:\n  dir: /nonexistent/x\n",
+			want: `sealmark.yaml:4: sandbox.dir: "/nonexistent/x" is not a directory; the sandbox is made under an existing directory`},
 		{name: "every problem together", yaml: "sandbox:\n  max_mib: 0\nserver:\n  start: x\n",
 			want: "no server: set server.command (or give the command after --) or server.url\n" +
 				"server.start (sealmark.yaml:4) needs server.url, the URL the started server answers on\n" +
@@ -75,6 +87,22 @@ func TestCheck(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, tc.want, err.Error())
 		})
+	}
+}
+
+// TestCheckHeaderInjection refuses a header that would become two, as
+// sealmarktest.Config.Headers can give it (the file parser and --header
+// refuse it before Check).
+func TestCheckHeaderInjection(t *testing.T) {
+	r := &Resolved{Settings: Defaults()}
+	r.URL = "http://127.0.0.1:9/mcp"
+	r.Headers = []KV{{"Authorization", "Bearer x"}}
+	require.NoError(t, r.Check())
+	for _, v := range []string{"Bearer x\r\nX-Evil: 1", "Bearer x\nX-Evil: 1", "Bearer\x00x"} {
+		r.Headers = []KV{{"Authorization", v}}
+		err := r.Check()
+		require.Error(t, err, "%q", v)
+		assert.Equal(t, "server.headers.Authorization: a header cannot hold a line break (CR or LF) or NUL: it would inject a header", err.Error())
 	}
 }
 

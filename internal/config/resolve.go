@@ -297,10 +297,21 @@ func splitList(text string) []string {
 	return out
 }
 
-// envFlag merges --env entries (NAME=VALUE, one a line) into server.env.
+// flagEntries splits a repeatable flag's value into its entries: a JSON
+// array of strings (what the CLI passes, so that an entry holding a line
+// break stays one entry and is refused as such), or one entry a line.
+func flagEntries(value string) []string {
+	var entries []string
+	if strings.HasPrefix(value, "[") && json.Unmarshal([]byte(value), &entries) == nil {
+		return entries
+	}
+	return strings.Split(value, "\n")
+}
+
+// envFlag merges --env entries (NAME=VALUE; flagEntries) into server.env.
 // Errors never quote a value, which may be a secret.
 func (r *Resolved) envFlag(value string) error {
-	for _, line := range strings.Split(value, "\n") {
+	for _, line := range flagEntries(value) {
 		name, val, ok := strings.Cut(line, "=")
 		switch {
 		case !ok:
@@ -313,10 +324,11 @@ func (r *Resolved) envFlag(value string) error {
 	return nil
 }
 
-// headerFlag merges --header entries ("Name: value", one a line) into
-// server.headers, matching names in any letter case.
+// headerFlag merges --header entries ("Name: value"; flagEntries) into
+// server.headers, matching names in any letter case. A line break in an
+// entry would inject a header of its own, so it is refused.
 func (r *Resolved) headerFlag(value string) error {
-	for _, line := range strings.Split(value, "\n") {
+	for _, line := range flagEntries(value) {
 		name, val, ok := strings.Cut(line, ":")
 		name, val = strings.TrimSpace(name), strings.TrimSpace(val)
 		switch {
@@ -324,8 +336,8 @@ func (r *Resolved) headerFlag(value string) error {
 			return errors.New(`want "Name: value"; an entry has no ":"`)
 		case !validHeaderName(name):
 			return fmt.Errorf(`want "Name: value"; %q is not a valid header name`, name)
-		case strings.ContainsAny(val, "\r\x00"):
-			return fmt.Errorf("header %s: a header value cannot hold a line break", name)
+		case strings.ContainsAny(val, "\r\n\x00"):
+			return fmt.Errorf("header %s: a header value cannot hold a line break (CR or LF) or NUL: it would inject a header", name)
 		}
 		r.Headers = r.merge("server.headers", r.Headers, KV{name, val}, true, "flag --header")
 	}
