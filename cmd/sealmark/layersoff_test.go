@@ -29,6 +29,7 @@ func everyLayerApplied() contain.Isolation {
 		NetNS: on("netns"), PidNS: on("pidns"), UserNS: on("userns"),
 		MountNS: on("mountns"), IPCUTS: on("ipc+uts"), Caps: on("caps"),
 		SeccompNotify: on("seccomp-notify"), Cgroup: on("cgroup"),
+		CgroupControllers: []string{"pids", "memory"},
 	}
 }
 
@@ -52,8 +53,11 @@ func TestLayersOffTurnsOffExactlyItsLayers(t *testing.T) {
 			}
 		}
 	}
-	// Nothing off: the probe as it was.
-	assert.Equal(t, everyLayerApplied().Line(), layersOff(everyLayerApplied(), nil, 1024).Line())
+	// Nothing off: the probe as it was, with the process and memory
+	// limits set on the leaf.
+	line := layersOff(everyLayerApplied(), nil, 1024).Line()
+	assert.Contains(t, line, " cgroup=+pids.max+memory.max ")
+	assert.Equal(t, everyLayerApplied().Line(), strings.Replace(line, "+pids.max+memory.max", "", 1))
 
 	// A layer this machine refuses keeps its own reason: turning it off
 	// changes nothing the user should act on.

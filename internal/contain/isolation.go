@@ -69,6 +69,12 @@ type Isolation struct {
 
 	// LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
 	LandlockABI int
+	// HostRoot: the harness runs as root, so the server runs as the host's
+	// uid 0 (the user namespace maps root to itself): without capabilities,
+	// yet the owner of every root-owned host file, which it can read
+	// (Landlock limits writes, not reads) where the mount namespace does
+	// not hide it.
+	HostRoot bool
 	// CgroupControllers are the controllers a leaf gets here (its
 	// cgroup.controllers), which decide the limits it can enforce.
 	CgroupControllers []string
@@ -231,6 +237,9 @@ func (i Isolation) Line() string {
 	if !i.SeccompNotify.Applied {
 		weaker = append(weaker, "egress not observed (seccomp-notify: "+i.SeccompNotify.Why+")",
 			"host unix sockets reachable (seccomp-notify: "+i.SeccompNotify.Why+")")
+	}
+	if i.HostRoot {
+		weaker = append(weaker, "root-owned host files readable (the server runs as the host's uid 0, without capabilities)")
 	}
 	if len(i.cgroupUnset) > 0 {
 		weaker = append(weaker, "no "+strings.Join(i.cgroupUnset, " or ")+" (the cgroup leaf's controllers: "+orNone(i.CgroupControllers)+")")

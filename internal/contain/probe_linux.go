@@ -119,6 +119,7 @@ func probe() Isolation {
 	}
 
 	i.Pdeathsig = applied("pdeathsig", "")
+	i.HostRoot = root
 	i.NoNewPrivs = layerOf("no_new_privs", "", rep.NoNewPrivs)
 	i.FileSize = layerOf("rlimit-fsize", "", rep.FileSize)
 	i.LandlockABI = rep.LandlockABI
