@@ -102,11 +102,11 @@ func TestScanFiveServers(t *testing.T) {
 	assert.Equal(t, report.ExitHarness, code, "one server could not start: the scan's exit code says so\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	for _, row := range []string{
 		`clean +direct +pass +- `, `flawed +direct +FAIL +CORE-SECRET-ECHO critical `, `nostart +direct +ERROR +- `,
-		`http +http +pass +CORE-BOGUS-CURSOR low `, `notes +direct +pass +- `, // the HTTP fixture's one finding is below --fail-on
+		`http +http +warn +CORE-BOGUS-CURSOR low `, `notes +direct +pass +- `, // the HTTP fixture's one finding is below --fail-on
 	} {
 		assert.Regexp(t, `(?m)^`+row, stdout)
 	}
-	assert.Contains(t, stdout, "scan: 5 servers: 3 pass, 1 fail, 1 error")
+	assert.Contains(t, stdout, "scan: 5 servers: 2 pass, 1 warn, 1 fail, 1 error")
 	assert.Regexp(t, `nostart:\n  harness error: .*no-such-server`, stdout)
 
 	f, err := os.Open(out("scan.json"))
@@ -156,13 +156,14 @@ func TestScanFiveServers(t *testing.T) {
 	var ids []string
 	for _, r := range sarif.Runs {
 		ids = append(ids, r.AutomationDetails.ID)
-		if r.AutomationDetails.ID == "flawed" || r.AutomationDetails.ID == "http" {
+		if r.AutomationDetails.ID == "sealmark/flawed/" || r.AutomationDetails.ID == "sealmark/http/" {
 			assert.NotEmpty(t, r.Results)
 		} else {
 			assert.Empty(t, r.Results, r.AutomationDetails.ID)
 		}
 	}
-	assert.Equal(t, []string{"clean", "flawed", "nostart", "http", "notes"}, ids, "one run per server, in the configurations' order")
+	assert.Equal(t, []string{"sealmark/clean/", "sealmark/flawed/", "sealmark/nostart/", "sealmark/http/", "sealmark/notes/"}, ids,
+		"one run per server, in the configurations' order, each its own code scanning category")
 	junit, err := os.ReadFile(out("scan.xml"))
 	require.NoError(t, err)
 	for _, name := range names {
@@ -265,7 +266,7 @@ func TestScanNPXEntryRunsContainedAfterTheFetch(t *testing.T) {
 	// once fetched is not fetched again.
 	code, stdout, stderr := sealmark(t, "scan", "--packs", "core", "--sandbox-dir", t.TempDir(), "--json", filepath.Join(dir, "r.json"), cfg)
 	require.Equal(t, report.ExitClean, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Regexp(t, `(?m)^filesystem +npx +pass `, stdout)
+	assert.Regexp(t, `(?m)^filesystem +npx +warn +CORE-`, stdout, "its protocol findings are low")
 	f, err := os.Open(filepath.Join(dir, "r.json"))
 	require.NoError(t, err)
 	defer f.Close()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -63,24 +64,16 @@ func ReadJSONSet(r io.Reader) ([]NamedReport, error) {
 }
 
 // WriteSARIFSet writes one SARIF 2.1.0 log with one run per server, each
-// as WriteSARIF writes it, told apart by automationDetails.id (the
-// server's name), so code scanning keeps each server's alerts apart.
+// as WriteSARIF writes it, told apart by automationDetails.id
+// "sealmark/<name>/" (SetCategory): code scanning takes the whole id as the
+// run's category, so each server's alerts stay its own and one upload
+// holds every server.
 func WriteSARIFSet(w io.Writer, reps []NamedReport, opts SARIFOptions) error {
-	type namedRun struct {
-		sarifRun
-		AutomationDetails struct {
-			ID string `json:"id"`
-		} `json:"automationDetails"`
-	}
-	log := struct {
-		Schema  string     `json:"$schema"`
-		Version string     `json:"version"`
-		Runs    []namedRun `json:"runs"`
-	}{Schema: sarifSchema, Version: sarifVersion, Runs: []namedRun{}}
+	log := sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{}}
 	for _, r := range reps {
-		run := namedRun{sarifRun: sarifFor(r.Report, opts).Runs[0]}
-		run.AutomationDetails.ID = clean(r.Name)
-		log.Runs = append(log.Runs, run)
+		o := opts
+		o.Category = SetCategory(r.Name)
+		log.Runs = append(log.Runs, sarifFor(r.Report, o).Runs...)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -93,6 +86,12 @@ func WriteSARIFSet(w io.Writer, reps []NamedReport, opts SARIFOptions) error {
 		return fmt.Errorf("report: write SARIF: %w", err)
 	}
 	return nil
+}
+
+// SetCategory is the automationDetails.id of a merged report's run for
+// the server name: "sealmark/<name>/", a "/" in the name written "-".
+func SetCategory(name string) string {
+	return "sealmark/" + strings.ReplaceAll(clean(name), "/", "-") + "/"
 }
 
 // WriteJUnitSet writes JUnit XML with one <testsuite> per server, named

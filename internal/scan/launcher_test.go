@@ -169,7 +169,7 @@ func TestReplacePaths(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"--root={sandbox}/notes", "{sandbox}/notes", "--verbose"}, p.file.Args)
 	assert.Equal(t, []config.KV{{Name: "MEMORY_FILE_PATH", Value: "{sandbox}/mem.json"}}, p.file.Env)
-	assert.Equal(t, []config.File{{Path: "{sandbox}/notes/.sealmark-scan"}}, p.file.Files, "the directory is made in the sandbox, once")
+	assert.Equal(t, []config.File{{Path: "{sandbox}/notes/"}}, p.file.Files, "the directory is made in the sandbox, once")
 	assert.Contains(t, p.notes, "scan: args[1]: the path "+host+" on this machine was replaced with {sandbox}/notes")
 	assert.Empty(t, p.custom)
 	assert.Equal(t, []string{"--root=" + host, host, "--verbose"}, e.Args, "the entry itself is untouched")

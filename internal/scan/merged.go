@@ -47,8 +47,8 @@ func ExitCode(reps []Named, failOn packs.Severity) int {
 	return worst
 }
 
-// WriteSummary writes the table of servers: name, launcher, verdict (pass,
-// FAIL, ERROR by report.ExitCode at failOn), the worst finding and the
+// WriteSummary writes the table of servers: name, launcher, verdict (pass;
+// warn: findings below failOn only; FAIL; ERROR; by report.ExitCode at failOn), the worst finding and the
 // run's time; then, for each server that did not pass, its failing
 // findings or its harness error; then the count.
 func WriteSummary(w io.Writer, reps []Named, failOn packs.Severity) error {
@@ -86,7 +86,7 @@ func WriteSummary(w io.Writer, reps []Named, failOn packs.Severity) error {
 			b.WriteString("  " + l + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nscan: %d servers: %d pass, %d fail, %d error\n", len(reps), counts["pass"], counts["FAIL"], counts["ERROR"])
+	fmt.Fprintf(&b, "\nscan: %d servers: %d pass, %d warn, %d fail, %d error\n", len(reps), counts["pass"], counts["warn"], counts["FAIL"], counts["ERROR"])
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -94,6 +94,9 @@ func WriteSummary(w io.Writer, reps []Named, failOn packs.Severity) error {
 func verdict(rep *report.Report, failOn packs.Severity) string {
 	switch report.ExitCode(rep, failOn) {
 	case report.ExitClean:
+		if len(failing(rep)) > 0 {
+			return "warn" // open findings below failOn only
+		}
 		return "pass"
 	case report.ExitFindings:
 		return "FAIL"

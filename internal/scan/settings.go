@@ -133,7 +133,7 @@ func (p *plan) replacePaths(args []string, env []config.KV, o *Options) {
 			offered[path] = offer
 			if offer != "{sandbox}" && hostpath.IsDir(path, o.Cwd) {
 				// The server gets the directory it was configured with, empty.
-				p.file.Files = append(p.file.Files, config.File{Path: offer + "/.sealmark-scan", Content: ""})
+				p.file.Files = append(p.file.Files, config.File{Path: offer + "/"}) // an empty directory
 			}
 		}
 		p.notes = append(p.notes, fmt.Sprintf("scan: %s: the path %s on this machine was replaced with %s", where, path, offer))
