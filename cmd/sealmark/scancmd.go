@@ -108,7 +108,11 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	})
 	base, err := config.Resolve(nil, nil, "", os.Environ(), flags)
 	if err == nil {
-		err = errors.Join(base.CheckPacks(packNamesOf(engine.All)), base.CheckLayers(engine.Layers))
+		// The flags' own checks, now rather than once per server: the
+		// server each entry names stands in for the command.
+		check := *base
+		check.Command = "server"
+		err = errors.Join(check.Check(), base.CheckPacks(packNamesOf(engine.All)), base.CheckLayers(engine.Layers))
 	}
 	if err != nil {
 		return usageErr("%v", err)
