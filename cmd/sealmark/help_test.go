@@ -158,7 +158,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"cache-dir":     {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
 	}
 	scanErrs["quiet"] = boolErr("quiet")
-	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
+	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
 		fe := run[name]
 		scanErrs[name] = flagError{append(slices.Clone(fe.args[:len(fe.args)-2]), clientConfig), fe.want}
 	}

@@ -32,7 +32,7 @@ type scanFlags struct {
 }
 
 // scanLayered are scan's flags that go through config.Resolve for each server.
-var scanLayered = []string{"packs", "fail-on", "timeout", "call-timeout", "sandbox-dir", "max-mib", "layers-off"}
+var scanLayered = []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off"}
 
 func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	f := &scanFlags{}
@@ -60,6 +60,8 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.String("fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (low, medium, high, critical)")
 	fs.String("timeout", "30s", "bound on each server start up to its tool list")
 	fs.String("call-timeout", "10s", "bound on each request")
+	fs.String("probe-timeout", "5m", "bound on each probe: past it the probe is inconclusive")
+	fs.String("run-timeout", "1h", "bound on each server's whole run: past it that run stops, an error")
 	fs.String("sandbox-dir", "", "make the sandboxes under `DIR` (default the OS temp dir)")
 	fs.String("max-mib", "1024", "each sandbox's size limit in MiB")
 	fs.String("layers-off", "", "turn off these containment `LAYERS` (comma-separated); the runs are CUSTOM")
@@ -170,7 +172,7 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	var done atomic.Int32
 	opts := &scan.Options{
-		Jobs: f.jobs, AsConfigured: f.asConfigured, Flags: flags, Env: os.Environ(), Cwd: cwd,
+		Jobs: f.jobs, AsConfigured: f.asConfigured, Flags: flags, Env: os.Environ(), Cwd: cwd, Home: home,
 		Version: version, Log: stderr, Fetcher: &scan.Fetcher{Dir: f.cacheDir, Env: os.Environ()},
 	}
 	if !f.quiet {

@@ -221,3 +221,15 @@ mkdir -p "$3/node_modules/p" && printf '{"name":"p","version":"1.2.3","bin":"i.j
 	require.NoError(t, err)
 	assert.Equal(t, "fetch\nfetch\nfetch\n", string(data), "1.2.3 once, latest every time")
 }
+
+func TestEditorVariablesBecomeSandboxPaths(t *testing.T) {
+	cwd, home := t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(cwd, "docs"), 0o700))
+	e := Entry{Name: "v", Type: "stdio", Command: "node", Args: []string{"${workspaceFolder}/docs", "${userHome}/.notes"},
+		Env: []config.KV{{Name: "TOKEN", Value: "${env:GITHUB_TOKEN}"}}, Disabled: true}
+	p, err := makePlan(context.Background(), e, &Options{Cwd: cwd, Home: home})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"{sandbox}/docs", "{sandbox}/.notes"}, p.file.Args)
+	assert.Equal(t, "${env:GITHUB_TOKEN}", p.file.Env[0].Value, "the editor's environment reference stays as written")
+	assert.Contains(t, p.notes, "scan: the client has this server disabled; it was scanned all the same")
+}

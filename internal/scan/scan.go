@@ -44,8 +44,9 @@ type Options struct {
 	Flags map[string]string
 	// Env is the caller's environment, for the SEALMARK_* layer.
 	Env []string
-	// Cwd resolves relative paths in the entries.
-	Cwd string
+	// Cwd resolves relative paths in the entries and is VS Code's
+	// ${workspaceFolder}; Home is ${userHome}.
+	Cwd, Home string
 	// Version goes into the reports.
 	Version string
 	// Log receives the runs' warnings, each line prefixed with the
@@ -134,14 +135,14 @@ func runOne(ctx context.Context, e Entry, o *Options, log io.Writer) Result {
 	if e.Invalid != nil {
 		return Result{Name: e.Name, Launcher: "-", Report: errorReport(e, nil, e.Invalid, o.Version, started)}
 	}
+	if ctx.Err() != nil {
+		return Result{Name: e.Name, Launcher: "-", Report: errorReport(e, nil, fmt.Errorf("interrupted before it started: %v", context.Cause(ctx)), o.Version, started)}
+	}
 	p, err := makePlan(ctx, e, o)
 	res := Result{Name: e.Name, Launcher: p.launcher}
 	fail := func(err error) Result {
 		res.Report = errorReport(e, p, err, o.Version, started)
 		return res
-	}
-	if ctx.Err() != nil {
-		return fail(fmt.Errorf("interrupted before it started: %v", context.Cause(ctx)))
 	}
 	if err != nil {
 		return fail(err)

@@ -34,6 +34,9 @@ func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
 			p.secrets = append(p.secrets, kv.Value)
 		}
 	}
+	if e.Disabled {
+		p.notes = append(p.notes, "scan: the client has this server disabled; it was scanned all the same")
+	}
 	for _, in := range e.Inputs {
 		p.notes = append(p.notes, fmt.Sprintf("scan: ${input:%s} is a VS Code input sealmark cannot ask for; it was passed as written", in))
 	}
@@ -50,6 +53,12 @@ func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
 	p.launcher = l.kind
 	p.file.Env = append([]config.KV(nil), e.Env...)
 	args := append([]string(nil), l.args...)
+	for i := range args {
+		args[i] = editorVars(args[i], o)
+	}
+	for i := range p.file.Env {
+		p.file.Env[i].Value = editorVars(p.file.Env[i].Value, o)
+	}
 	p.replacePaths(args, p.file.Env, o)
 	switch l.kind {
 	case Direct:
@@ -76,6 +85,16 @@ func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
 		return p, fmt.Errorf("docker entry: Docker runs the server in its own container, outside Sealmark's sandbox and observers; point the entry at the server's program instead")
 	}
 	return p, nil
+}
+
+// editorVars expands the editors' ${workspaceFolder} (the directory scan
+// runs in) and ${userHome}, so the paths they make are found and replaced
+// like any other; ${env:NAME} and ${input:ID} stay as written.
+func editorVars(s string, o *Options) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return strings.NewReplacer("${workspaceFolder}", o.Cwd, "${userHome}", o.Home).Replace(s)
 }
 
 // fetchNote says how the launcher's package came: fetched before the
