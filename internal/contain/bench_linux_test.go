@@ -13,6 +13,8 @@ import (
 
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/seccomp"
+	"github.com/sealmark/sealmark/observers/egress"
 )
 
 // BenchmarkStart measures a start and exit of a server (the test binary
@@ -88,7 +90,7 @@ func startAndWait(b *testing.B, spec launch.Spec, o *contain.Options) {
 		hand.Cancel()
 		b.Fatal(err)
 	}
-	obs, err := hand.Complete(proc.Pid(), nil)
+	obs, err := egress.Take(func(sink seccomp.Sink) (seccomp.Supervisor, error) { return hand.Complete(proc.Pid(), nil, sink) })
 	if err != nil {
 		proc.Stop(0, time.Second)
 		hand.Cancel()
@@ -169,7 +171,7 @@ func BenchmarkIntercepted(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer proc.Stop(0, time.Second)
-				obs, err := hand.Complete(proc.Pid(), nil)
+				obs, err := egress.Take(func(sink seccomp.Sink) (seccomp.Supervisor, error) { return hand.Complete(proc.Pid(), nil, sink) })
 				if err != nil {
 					b.Fatal(err)
 				}

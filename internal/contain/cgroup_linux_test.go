@@ -17,6 +17,8 @@ import (
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/seccomp"
+	"github.com/sealmark/sealmark/observers/egress"
 )
 
 // noLeafLeft fails the test if a cgroup leaf named after this process is
@@ -61,7 +63,7 @@ func startInLeaf(t *testing.T, spec launch.Spec, o contain.Options) (*launch.Pro
 		proc.Stop(0, time.Second)
 		_, _ = cg.Remove()
 	})
-	_, err = hand.Complete(proc.Pid(), nil)
+	_, err = egress.Take(func(sink seccomp.Sink) (seccomp.Supervisor, error) { return hand.Complete(proc.Pid(), nil, sink) })
 	require.NoError(t, err)
 	return proc, cg
 }

@@ -26,7 +26,9 @@
 //		proc, err := launch.Start(spec)
 //		// ...
 //		// With opts.Egress, WrapEgress instead, then after launch.Start:
-//		// obs, err := hand.Complete(proc.Pid(), egress.Ports(opts.AllowPorts...))
+//		// obs, err := egress.Take(func(sink seccomp.Sink) (seccomp.Supervisor, error) {
+//		// 	return hand.Complete(proc.Pid(), seccomp.Ports(opts.AllowPorts...), sink)
+//		// })
 //	}
 //
 // # Layers
@@ -82,7 +84,7 @@
 // would answer), so the shim writes its pid and the listener's number on
 // a socket pair inherited from the harness (spec.ExtraFiles) and waits;
 // Handoff.Complete takes a copy with pidfd_open and pidfd_getfd, starts
-// egress.Supervise on it and acks; the shim closes its own copy and
+// seccomp.Supervise on it (feeding the egress observer) and acks; the shim closes its own copy and
 // execs. Without the ack within 5 s the shim exits 125. Once the harness
 // stops answering (Observer.Close, or the harness died) every filtered
 // call fails with ENOSYS: the filter fails closed. Probe installs the

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/seccomp"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/observers/egress"
 )
@@ -57,7 +58,7 @@ func startObserved(t *testing.T, spec launch.Spec, o contain.Options, allow func
 	}
 	require.NoError(t, err)
 	t.Cleanup(func() { proc.Stop(time.Second, time.Second) })
-	obs, err := hand.Complete(proc.Pid(), allow)
+	obs, err := egress.Take(func(sink seccomp.Sink) (seccomp.Supervisor, error) { return hand.Complete(proc.Pid(), allow, sink) })
 	require.NoError(t, err, "server log: %s", proc.Log().Tail(1000))
 	require.NotNil(t, obs)
 	t.Cleanup(func() { obs.Close() })
@@ -113,7 +114,7 @@ func TestEgressObserved(t *testing.T) {
 			outside := serveHello(t) // listening, but the policy says no
 			udpPort, datagrams := serveUDP(t)
 			before := runtime.NumGoroutine()
-			policy := egress.Ports(allowed, udpPort)
+			policy := seccomp.Ports(allowed, udpPort)
 			spec := childSpec(t, "egress", "127.0.0.1:"+strconv.Itoa(allowed), "127.0.0.1:"+strconv.Itoa(outside), "127.0.0.1:"+strconv.Itoa(udpPort))
 			o := contain.Options{Egress: true, NetNS: ns, AllowPorts: []int{allowed}, SandboxTop: spec.Dir, Landlock: true}
 			proc, obs := startObserved(t, spec, o, policy)
@@ -213,7 +214,7 @@ func TestEgressHandoffCancelled(t *testing.T) {
 	assert.Eventually(t, func() bool {
 		return strings.Contains(proc.Log().Tail(1000), "sealmark-contain: seccomp: seccomp hand-off")
 	}, 5*time.Second, 5*time.Millisecond, "the shim says why; log: %s", proc.Log().Tail(1000))
-	obs, err := hand.Complete(proc.Pid(), nil)
+	obs, err := egress.Take(func(sink seccomp.Sink) (seccomp.Supervisor, error) { return hand.Complete(proc.Pid(), nil, sink) })
 	assert.Error(t, err, "a cancelled hand-off cannot complete")
 	assert.Nil(t, obs)
 }
@@ -226,7 +227,7 @@ func TestWrapEgressNeedsWrapEgress(t *testing.T) {
 	_, hand, err := contain.WrapEgress(childSpec(t, "env"), contain.Options{})
 	require.NoError(t, err)
 	assert.Nil(t, hand)
-	obs, err := hand.Complete(1, nil)
+	obs, err := egress.Take(func(sink seccomp.Sink) (seccomp.Supervisor, error) { return hand.Complete(1, nil, sink) })
 	assert.NoError(t, err)
 	assert.Nil(t, obs)
 }
@@ -237,7 +238,7 @@ func TestEgressRawCalls(t *testing.T) {
 	needLayer(t, "seccomp-notify")
 	udpPort, datagrams := serveUDP(t)
 	spec := childSpec(t, "raw", "127.0.0.1:"+strconv.Itoa(udpPort))
-	proc, obs := startObserved(t, spec, contain.Options{Egress: true}, egress.Ports(udpPort))
+	proc, obs := startObserved(t, spec, contain.Options{Egress: true}, seccomp.Ports(udpPort))
 	r := readResult(t, proc)
 	assert.Equal(t, "", r.str("sendmmsg"))
 	assert.EqualValues(t, 1, r["sent"])

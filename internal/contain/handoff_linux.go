@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sealmark/sealmark/observers/egress"
+	"github.com/sealmark/sealmark/internal/seccomp"
 )
 
 // newHandoff makes the socket pair; the shim's end goes into the spec's
@@ -32,14 +32,15 @@ func newHandoff() (*Handoff, error) {
 }
 
 // Complete takes over the seccomp listener of the server started from the
-// wrapped spec (pid is launch's Process.Pid) and returns the Observer that
-// answers it, already running: allow judges IP and unix destinations (nil
-// means egress.Loopback; egress.Ports is stricter). It waits at most a few
+// wrapped spec (pid is launch's Process.Pid) and returns the loop that
+// answers it, already running and reporting to sink (an egress Observer):
+// allow judges IP and unix destinations (nil means seccomp.Loopback;
+// seccomp.Ports is stricter). It waits at most a few
 // seconds for the shim; on any error the shim exits 125 without running
 // the server, so the caller stops the process and reports the start as
 // failed (and removes the cgroup leaf). Call it once, right after
 // launch.Start. Without the seccomp layer it returns nil, nil.
-func (h *Handoff) Complete(pid int, allow func(addr net.Addr) bool) (*egress.Observer, error) {
+func (h *Handoff) Complete(pid int, allow func(addr net.Addr) bool, sink seccomp.Sink) (seccomp.Supervisor, error) {
 	if h == nil || h.harness == nil {
 		return nil, nil
 	}
@@ -61,13 +62,13 @@ func (h *Handoff) Complete(pid int, allow func(addr net.Addr) bool) (*egress.Obs
 	if err != nil {
 		return nil, fmt.Errorf("contain: seccomp hand-off: pidfd_getfd(%d, %d): %w", holder, num, err)
 	}
-	obs := egress.Supervise(fd, allow) // before the ack: the shim's exec is the first call it answers
+	sup := seccomp.Supervise(fd, allow, sink) // before the ack: the shim's exec is the first call it answers
 	_ = h.harness.SetWriteDeadline(time.Now().Add(handoffTimeout))
 	if _, err := h.harness.Write([]byte{handoffAck}); err != nil {
-		obs.Close()
+		sup.Stop(time.Second)
 		return nil, fmt.Errorf("contain: seccomp hand-off: ack: %w", err)
 	}
-	return obs, nil
+	return sup, nil
 }
 
 // report reads the shim's "<pid> <fd>\n".

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sealmark/sealmark/observers/egress"
+	"github.com/sealmark/sealmark/internal/seccomp"
 )
 
 // seccomp(2) constants newer than golang.org/x/sys v0.13 (linux/seccomp.h,
@@ -104,7 +104,7 @@ func (p *bpfProg) resolve() ([]unix.SockFilter, error) {
 // io_uring_setup denied (its IORING_OP_CONNECT would bypass seccomp), any
 // other architecture or ABI (x32, i386) denied with ENOSYS, the rest
 // allowed. An open or openat whose flags hold nothing of
-// egress.WriteIntent (the hot path) is allowed in the kernel.
+// seccomp.WriteIntent (the hot path) is allowed in the kernel.
 func notifyFilter() ([]unix.SockFilter, error) {
 	if nativeArch == 0 {
 		return nil, fmt.Errorf("no seccomp filter for this architecture")
@@ -133,7 +133,7 @@ func notifyFilter() ([]unix.SockFilter, error) {
 	for i, o := range flagOpens {
 		p.label("open" + strconv.Itoa(i))
 		p.stmt(bpfLdAbsW, uint32(offArgs+8*o.flag))
-		p.jump(bpfJsetK, egress.WriteIntent, "notify", "allow")
+		p.jump(bpfJsetK, seccomp.WriteIntent, "notify", "allow")
 	}
 	p.label("allow")
 	p.stmt(bpfRetK, retAllow)

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sealmark/sealmark/internal/launch"
-	"github.com/sealmark/sealmark/observers/egress"
+	"github.com/sealmark/sealmark/internal/seccomp"
 )
 
 // Verb in os.Args[1] makes the harness binary act as the shim (see Dispatch).
@@ -117,7 +117,7 @@ func (o Options) Policy() func(net.Addr) bool {
 		dirs = append(dirs, o.SandboxTmp)
 	}
 	ns := Probe().For(o).NetNS.Applied
-	return egress.Contained(append(slices.Clone(o.AllowPorts), servicePorts(o.Services)...), dirs, serviceSockets(o.Services), ns)
+	return seccomp.Contained(append(slices.Clone(o.AllowPorts), servicePorts(o.Services)...), dirs, serviceSockets(o.Services), ns)
 }
 
 func (o Options) limits() cgroupLimits { return cgroupLimits{Pids: o.MaxProcs, Memory: o.MaxMemory} }
@@ -189,7 +189,9 @@ func Wrap(spec launch.Spec, o Options) (launch.Spec, error) {
 //		hand.Cancel()
 //		return err
 //	}
-//	obs, err := hand.Complete(proc.Pid(), egress.Ports(opts.AllowPorts...))
+//	obs, err := egress.Take(func(sink seccomp.Sink) (seccomp.Supervisor, error) {
+//		return hand.Complete(proc.Pid(), seccomp.Ports(opts.AllowPorts...), sink)
+//	})
 //	if err != nil {
 //		proc.Stop(0, time.Second) // the shim exits 125: the server never ran
 //		hand.Cgroup().Remove()

@@ -15,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/seccomp"
 	"github.com/sealmark/sealmark/observers/egress"
 	"github.com/sealmark/sealmark/observers/limits"
 )
@@ -123,7 +124,7 @@ func (e *Engine) observeEgress(hand *contain.Handoff, pid int, policy func(net.A
 	if hand == nil {
 		return nil, nil
 	}
-	obs, err := hand.Complete(pid, policy)
+	obs, err := egress.Take(func(sink seccomp.Sink) (seccomp.Supervisor, error) { return hand.Complete(pid, policy, sink) })
 	if err != nil || obs == nil {
 		return nil, err
 	}

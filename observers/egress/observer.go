@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/seccomp"
 	"github.com/sealmark/sealmark/observers"
 )
 
@@ -15,12 +16,6 @@ const (
 	// returned yet; past it new records are dropped and counted, and a
 	// loss record says so.
 	MaxRecords = 4096
-	// readTimeout bounds one read of the server's memory: a read that
-	// takes longer is abandoned and the call it belongs to is denied.
-	readTimeout = time.Second
-	// maxStuckReads is how many abandoned reads may be pending at once;
-	// past it every call that needs a read is denied without one.
-	maxStuckReads = 4
 	// closeWait bounds how long Close waits for the supervisor and for
 	// abandoned reads to return.
 	closeWait = 2 * time.Second
@@ -32,8 +27,7 @@ const (
 // (and every exec, open and signal) and denies the rest. It is safe for
 // concurrent use.
 type Observer struct {
-	allow func(addr net.Addr) bool // the policy for IP and unix destinations
-	sup   supervisor               // the platform's notification loop
+	sup seccomp.Supervisor // the notification loop that answers the server's calls
 
 	mu      sync.Mutex
 	token   string // the open probe, "" when none is
@@ -112,7 +106,10 @@ func (o *Observer) Close() []observers.Record {
 	o.token = ""
 	o.mu.Unlock()
 
-	problems := o.sup.stop(closeWait)
+	var problems []string
+	if o.sup != nil {
+		problems = o.sup.Stop(closeWait)
+	}
 
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -138,9 +135,9 @@ func (o *Observer) Counts() Counts {
 	return c
 }
 
-// add keeps a record attributed to the open probe (to none when
+// Add keeps a record attributed to the open probe (to none when
 // unattributed), or counts it as dropped past MaxRecords.
-func (o *Observer) add(kind, summary string, data map[string]string, unattributed bool) {
+func (o *Observer) Add(kind, summary string, data map[string]string, unattributed bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.pending) >= MaxRecords {
@@ -166,8 +163,8 @@ func (o *Observer) add(kind, summary string, data map[string]string, unattribute
 	o.recent = append(o.recent, r)
 }
 
-// count adds one answered call to the totals.
-func (o *Observer) count(allowed bool) {
+// Count adds one answered call to the totals.
+func (o *Observer) Count(allowed bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if allowed {
@@ -177,14 +174,15 @@ func (o *Observer) count(allowed bool) {
 	}
 }
 
-func (o *Observer) stale() {
+// Stale counts a notification whose caller went away before the answer.
+func (o *Observer) Stale() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.counts.Stale++
 }
 
-// loss keeps a loss record for Close (at most MaxRecords of them).
-func (o *Observer) loss(format string, args ...any) {
+// Loss keeps a loss record for Close (at most MaxRecords of them).
+func (o *Observer) Loss(format string, args ...any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.losses) < MaxRecords {
@@ -200,4 +198,41 @@ func (o *Observer) record(kind, summary string, data map[string]string) observer
 	return observers.Record{Kind: kind, Observer: o.Name(), Time: time.Now(), Token: o.token, Summary: summary, Data: data}
 }
 
-var _ observers.Observer = (*Observer)(nil)
+var (
+	_ observers.Observer = (*Observer)(nil)
+	_ seccomp.Sink       = (*Observer)(nil)
+)
+
+// New returns an Observer with no notification loop yet: give it to
+// seccomp.Supervise (or contain's Handoff.Complete) as the sink, then
+// Attach the loop it returns, so that Close stops it.
+func New() *Observer { return &Observer{} }
+
+// Attach gives the Observer the loop that feeds it; Close stops it.
+func (o *Observer) Attach(sup seccomp.Supervisor) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.sup = sup
+}
+
+// Take starts an Observer through complete (contain's Handoff.Complete,
+// bound to its pid and policy), which hands it the loop's records from the
+// first call on; it returns nil, nil when complete starts no loop.
+func Take(complete func(sink seccomp.Sink) (seccomp.Supervisor, error)) (*Observer, error) {
+	o := New()
+	sup, err := complete(o)
+	if err != nil || sup == nil {
+		return nil, err
+	}
+	o.Attach(sup)
+	return o, nil
+}
+
+// Supervise answers the seccomp listener fd with policy allow (nil means
+// seccomp.Loopback) and returns the Observer that records what it saw:
+// seccomp.Supervise with a new Observer attached.
+func Supervise(fd int, allow func(addr net.Addr) bool) *Observer {
+	o := New()
+	o.Attach(seccomp.Supervise(fd, allow, o))
+	return o
+}

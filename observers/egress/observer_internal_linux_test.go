@@ -14,16 +14,16 @@ import (
 // fakeSup stands in for the notification loop.
 type fakeSup struct{ problems []string }
 
-func (f fakeSup) stop(time.Duration) []string { return f.problems }
+func (f fakeSup) Stop(time.Duration) []string { return f.problems }
 
 func TestObserverAttributesAndCaps(t *testing.T) {
-	o := &Observer{allow: Loopback, sup: fakeSup{problems: []string{"stuck"}}}
-	o.add(observers.KindSocket, "before", map[string]string{"op": "connect"}, false)
+	o := &Observer{sup: fakeSup{problems: []string{"stuck"}}}
+	o.Add(observers.KindSocket, "before", map[string]string{"op": "connect"}, false)
 	o.Begin("p1")
 	for i := range MaxRecords + 10 {
-		o.add(observers.KindSocket, fmt.Sprint(i), map[string]string{"op": "connect"}, false)
+		o.Add(observers.KindSocket, fmt.Sprint(i), map[string]string{"op": "connect"}, false)
 	}
-	o.add(observers.KindProcess, "start", map[string]string{"op": "exec"}, true) // dropped too: full
+	o.Add(observers.KindProcess, "start", map[string]string{"op": "exec"}, true) // dropped too: full
 	got := o.Collect("p1")
 	require.Len(t, got, MaxRecords, "the cap holds one record from before the probe")
 	last := got[len(got)-1]
@@ -32,7 +32,7 @@ func TestObserverAttributesAndCaps(t *testing.T) {
 	assert.EqualValues(t, 11+1, o.Counts().Dropped)
 	assert.Empty(t, o.Collect("p1"), "a record is returned once")
 
-	o.add(observers.KindProcess, "start", map[string]string{"op": "exec"}, true)
+	o.Add(observers.KindProcess, "start", map[string]string{"op": "exec"}, true)
 	late := o.Close()
 	var summaries []string
 	for _, r := range late {
@@ -41,25 +41,4 @@ func TestObserverAttributesAndCaps(t *testing.T) {
 	assert.Equal(t, []string{"before", "start", "stuck", "12 egress records dropped past the cap of 4096"}, summaries)
 	assert.Equal(t, "", late[1].Token, "an unattributed record has no token")
 	assert.Nil(t, o.Close(), "Close once")
-}
-
-func TestReaderBoundsBlockedReads(t *testing.T) {
-	release := make(chan struct{})
-	r := &reader{timeout: 20 * time.Millisecond, fetch: func(int, uint64, int) ([]byte, error) {
-		<-release
-		return []byte("x"), nil
-	}}
-	for range maxStuckReads {
-		_, err := r.read(1, 1, 1)
-		assert.ErrorIs(t, err, errReadTimeout)
-	}
-	_, err := r.read(1, 1, 1)
-	assert.ErrorIs(t, err, errReadsStuck, "past the limit, no read is even tried")
-	assert.False(t, r.wait(10*time.Millisecond))
-	close(release)
-	assert.True(t, r.wait(time.Second))
-	assert.EqualValues(t, 0, r.stuck.Load(), "the abandoned reads returned")
-	b, err := r.read(1, 1, 1)
-	assert.NoError(t, err)
-	assert.Equal(t, "x", string(b))
 }

@@ -1,6 +1,6 @@
 //go:build linux && !amd64
 
-package egress
+package seccomp
 
 // No open or creat here (arm64 has only openat): numbers no call has.
 const (

@@ -1,4 +1,4 @@
-package egress
+package seccomp
 
 import (
 	"encoding/binary"
@@ -26,34 +26,33 @@ import (
 // "process", always allowed), and, recorded only and always let through
 // (Kind "process"), the opens that ask to write and the signals sent to
 // other processes.
-func Supervise(fd int, allow func(addr net.Addr) bool) *Observer {
+func Supervise(fd int, allow func(addr net.Addr) bool, sink Sink) Supervisor {
 	if allow == nil {
 		allow = Loopback
 	}
-	o := &Observer{allow: allow}
-	s := &loop{o: o, fd: fd, rd: &reader{timeout: readTimeout, fetch: readRemote}, done: make(chan struct{})}
-	o.sup = s
+	s := &loop{o: sink, allow: allow, fd: fd, rd: &reader{timeout: readTimeout, fetch: readRemote}, done: make(chan struct{})}
 	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
 	if err != nil {
 		unix.Close(fd) // fails closed: every filtered call gets ENOSYS
-		o.loss("egress observer not started: eventfd: %v", err)
+		sink.Loss("egress observer not started: eventfd: %v", err)
 		close(s.done)
 		s.fd, s.wake = -1, -1
-		return o
+		return s
 	}
 	s.wake = wake
 	go s.run()
-	return o
+	return s
 }
 
 // loop is the Linux supervisor: one goroutine that polls the listener and
 // answers each notification in turn.
 type loop struct {
-	o    *Observer
-	fd   int // the seccomp listener
-	wake int // an eventfd that Close writes to stop the loop
-	rd   *reader
-	done chan struct{}
+	o     Sink
+	allow func(addr net.Addr) bool // the policy for IP and unix destinations
+	fd    int                      // the seccomp listener
+	wake  int                      // an eventfd that Close writes to stop the loop
+	rd    *reader
+	done  chan struct{}
 
 	started bool // the server's own exec, the first call of all, was seen
 	once    sync.Once
@@ -68,7 +67,7 @@ func (s *loop) run() {
 			if err == unix.EINTR {
 				continue
 			}
-			s.o.loss("egress observer stopped: poll: %v", err)
+			s.o.Loss("egress observer stopped: poll: %v", err)
 			return
 		}
 		if fds[1].Revents != 0 {
@@ -76,7 +75,7 @@ func (s *loop) run() {
 		}
 		if fds[0].Revents&unix.POLLIN != 0 {
 			if err := s.handle(); err != nil {
-				s.o.loss("egress observer stopped: %v", err)
+				s.o.Loss("egress observer stopped: %v", err)
 				return
 			}
 			continue
@@ -89,7 +88,7 @@ func (s *loop) run() {
 
 // stop ends the loop, closes the listener and waits (up to d) for
 // abandoned reads; it returns what could not be cleaned up.
-func (s *loop) stop(d time.Duration) []string {
+func (s *loop) Stop(d time.Duration) []string {
 	var problems []string
 	s.once.Do(func() {
 		if s.wake < 0 {
@@ -148,7 +147,7 @@ func (s *loop) handle() error {
 	// Trust what was read only if the caller is still the one blocked in
 	// the call: its pid cannot have been reused while it is.
 	if !valid(s.fd, n.ID) {
-		s.o.stale()
+		s.o.Stale()
 		return nil
 	}
 	start := false
@@ -160,9 +159,9 @@ func (s *loop) handle() error {
 		c.records[0].Data["start"] = "true"
 	}
 	for _, r := range c.records {
-		s.o.add(r.Kind, r.Summary, r.Data, start)
+		s.o.Add(r.Kind, r.Summary, r.Data, start)
 	}
-	s.o.count(c.allow)
+	s.o.Count(c.allow)
 	if err := answer(s.fd, n.ID, c.allow, c.errno); err != nil && err != unix.ENOENT {
 		return fmt.Errorf("SECCOMP_IOCTL_NOTIF_SEND: %w", err)
 	}
@@ -200,7 +199,7 @@ func (s *loop) dest(n notif, op string, addr, addrlen uint64) call {
 	if d.family == "unix" && !strings.HasPrefix(d.host, "@") {
 		return s.unixDest(pid, op, d)
 	}
-	ok := d.allowed(s.o.allow)
+	ok := d.allowed(s.allow)
 	c := call{allow: ok, errno: unix.ENETUNREACH}
 	if d.family != "unspec" {
 		c.records = []observers.Record{sockRecord(pid, op, d, ok, "")}
@@ -219,7 +218,7 @@ func (s *loop) unixDest(pid int, op string, d destination) call {
 	if u.Path != d.host {
 		d.host = u.Path
 	}
-	ok := d.allowed(s.o.allow)
+	ok := d.allowed(s.allow)
 	c := call{allow: ok, errno: unix.EACCES}
 	why := ""
 	switch {

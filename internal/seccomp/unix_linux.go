@@ -1,4 +1,4 @@
-package egress
+package seccomp
 
 import (
 	"errors"
