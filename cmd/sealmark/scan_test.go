@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -282,4 +283,59 @@ func TestScanNPXEntryRunsContainedAfterTheFetch(t *testing.T) {
 		return strings.HasPrefix(w, "scan: npx: @modelcontextprotocol/server-filesystem@2026.8.31 fetched before the contained start") ||
 			w == "scan: npx: @modelcontextprotocol/server-filesystem@2026.8.31 was already fetched (a pinned version); the registry was not asked"
 	}), "%v", rep.Warnings)
+}
+
+// TestScanSignalCleansUp interrupts a scan while two servers hang in a
+// tool call and a third waits its turn: exit 130, no sandbox and no
+// process of either server left, the third never started, and the table
+// still names all three.
+func TestScanSignalCleansUp(t *testing.T) {
+	self, err := os.Executable()
+	require.NoError(t, err)
+	dir, parent := t.TempDir(), t.TempDir()
+	marker := "scansig-" + randomHex(t)
+	servers := map[string]any{}
+	for _, n := range []string{"a", "b", "c"} {
+		servers[n] = map[string]any{"command": self, "args": []string{fixture.Verb, "-flaws=hang-on-call", "-name=" + marker + "-" + n}}
+	}
+	cfg := filepath.Join(dir, "c.json")
+	writeJSONFile(t, cfg, map[string]any{"mcpServers": servers})
+	cmd := exec.Command(self, "scan", "--jobs", "2", "--packs", "core", "--sandbox-dir", parent, "--call-timeout", "60s", cfg)
+	cmd.Env = append(os.Environ(), cliEnv+"=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var groups []int
+	deadline := time.Now().Add(30 * time.Second)
+	for len(groups) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		groups = groups[:0]
+		for _, n := range []string{"a", "b"} {
+			if _, g := findMarked(marker + "-" + n); g != 0 {
+				groups = append(groups, g)
+			}
+		}
+	}
+	require.Len(t, groups, 2, "the first two servers never started; stderr:\n%s", stderr.String())
+	time.Sleep(300 * time.Millisecond) // into the hanging call
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("sealmark scan did not exit within 30s of SIGINT; stderr:\n%s", stderr.String())
+	}
+	assert.Equal(t, 130, cmd.ProcessState.ExitCode(), "stderr:\n%s", stderr.String())
+	entries, err := os.ReadDir(parent)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "sandbox left behind")
+	for _, g := range groups {
+		assert.Empty(t, groupAlive(g), "processes of a server's group still alive")
+	}
+	pid, _ := findMarked(marker + "-c")
+	assert.Zero(t, pid, "the third server started after the signal")
+	assert.Regexp(t, `(?m)^c +- +ERROR`, stdout.String())
+	assert.Contains(t, stdout.String(), "interrupted before it started")
 }

@@ -102,29 +102,34 @@ func Select(entries []Entry, only []string) ([]Entry, error) {
 	return kept, nil
 }
 
-// Run runs every entry, at most o.Jobs at once, and returns the results in
-// the entries' order.
+// Run runs every entry, at most o.Jobs at once, starting them in order,
+// and returns the results in the entries' order.
 func Run(ctx context.Context, entries []Entry, o *Options) []Result {
 	jobs := max(o.Jobs, 1)
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
 	out := make([]Result, len(entries))
-	sem := make(chan struct{}, jobs)
+	next := make(chan int)
 	var wg sync.WaitGroup
 	var logMu sync.Mutex
-	for i, e := range entries {
+	for range min(jobs, len(entries)) {
 		wg.Add(1)
-		go func() {
+		go func() { // a worker takes the entries in order
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out[i] = runOne(ctx, e, o, &prefixWriter{w: o.Log, mu: &logMu, prefix: e.Name + ": "})
-			if o.Done != nil {
-				o.Done(out[i])
+			for i := range next {
+				e := entries[i]
+				out[i] = runOne(ctx, e, o, &prefixWriter{w: o.Log, mu: &logMu, prefix: e.Name + ": "})
+				if o.Done != nil {
+					o.Done(out[i])
+				}
 			}
 		}()
 	}
+	for i := range entries {
+		next <- i
+	}
+	close(next)
 	wg.Wait()
 	return out
 }
