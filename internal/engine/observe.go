@@ -135,10 +135,10 @@ func (e *Engine) toTimeline(recs []observers.Record) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, r := range recs {
-		if e.watch != nil && e.watch.egress && r.Kind == observers.KindSocket && r.Data["op"] == "egress-not-observed" {
+		if e.watch != nil && e.watch.egress && r.Kind == observers.KindSocket && r.Data[observers.KeyOp] == "egress-not-observed" {
 			continue
 		}
-		if r.Data["start"] == "true" {
+		if r.Data[observers.KeyStart] == "true" {
 			continue
 		}
 		e.rep.Timeline = append(e.rep.Timeline, r)

@@ -140,11 +140,11 @@ func (pr *PackRun) refusedAtStart() []string {
 	for _, r := range pr.recent() {
 		var line string
 		switch {
-		case r.Kind == observers.KindSocket && r.Data["verdict"] == "deny":
+		case r.Kind == observers.KindSocket && r.Data[observers.KeyVerdict] == "deny":
 			line = refusedDest(r.Data)
-		case r.Kind == observers.KindProcess && r.Data["op"] == "open-write" && writesRefused:
-			if p := r.Data["path"]; p != "" && !pr.writable(p, privateTmp) {
-				line = fmt.Sprintf("open %s (%s): refused (outside the sandbox)", p, r.Data["flags"])
+		case r.Kind == observers.KindProcess && r.Data[observers.KeyOp] == "open-write" && writesRefused:
+			if p := r.Data[observers.KeyPath]; p != "" && !pr.writable(p, privateTmp) {
+				line = fmt.Sprintf("open %s (%s): refused (outside the sandbox)", p, r.Data[observers.KeyFlags])
 			}
 		}
 		if line != "" && !slices.Contains(out, line) {

@@ -116,14 +116,14 @@ func (w *Watcher) records(token string, now Counts) []observers.Record {
 		recs = append(recs, observers.Record{
 			Kind: observers.KindLimit, Observer: "limits", Time: at, Token: token,
 			Summary: fmt.Sprintf("%d forks refused at the process limit (%d tasks)", d, w.o.MaxProcs),
-			Data:    map[string]string{"limit": "procs", "count": strconv.FormatInt(d, 10), "max": strconv.Itoa(w.o.MaxProcs)},
+			Data:    map[string]string{observers.KeyLimit: "procs", observers.KeyCount: strconv.FormatInt(d, 10), observers.KeyMax: strconv.Itoa(w.o.MaxProcs)},
 		})
 	}
 	if d := now.OOMKills - w.mark.OOMKills; d > 0 {
 		recs = append(recs, observers.Record{
 			Kind: observers.KindLimit, Observer: "limits", Time: at, Token: token,
 			Summary: fmt.Sprintf("%d processes killed for going past the memory limit (%d MiB)", d, w.o.MaxMemory>>20),
-			Data:    map[string]string{"limit": "memory", "count": strconv.FormatInt(d, 10), "max": strconv.FormatInt(w.o.MaxMemory, 10)},
+			Data:    map[string]string{observers.KeyLimit: "memory", observers.KeyCount: strconv.FormatInt(d, 10), observers.KeyMax: strconv.FormatInt(w.o.MaxMemory, 10)},
 		})
 	}
 	return recs

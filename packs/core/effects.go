@@ -54,8 +54,8 @@ var resourceLimits = packs.Probe{
 				continue
 			}
 			met = true
-			f := p.Reportf("the server met its %s limit: %s", r.Data["limit"], r.Summary).Evidencef("limits", "%s", r.Summary)
-			if r.Data["limit"] == "memory" {
+			f := p.Reportf("the server met its %s limit: %s", r.Data[observers.KeyLimit], r.Summary).Evidencef("limits", "%s", r.Summary)
+			if r.Data[observers.KeyLimit] == "memory" {
 				f.Severity = packs.Medium // a runaway allocation; a fork bomb is high
 			}
 		}
@@ -93,7 +93,7 @@ var filesOutsideRoot = packs.Probe{
 			return
 		}
 		for _, r := range p.Observed.Pack() {
-			if r.Kind != observers.KindFile || !outsideRoot(r.Data["path"]) {
+			if r.Kind != observers.KindFile || !outsideRoot(r.Data[observers.KeyPath]) {
 				continue
 			}
 			p.Reportf("the server changed a file outside its root: %s", r.Summary).Evidencef("files", "%s", r.Summary)
@@ -116,18 +116,18 @@ var noListener = packs.Probe{
 			return
 		}
 		for _, r := range p.Observed.Pack() {
-			if r.Kind != observers.KindSocket || r.Data["op"] != "listen" {
+			if r.Kind != observers.KindSocket || r.Data[observers.KeyOp] != "listen" {
 				continue
 			}
 			msg := stableSocket(p, r)
-			if serves := r.Data["serves"]; serves != "" {
+			if serves := r.Data[observers.KeyServes]; serves != "" {
 				msg += "; it serves " + serves
 			}
 			f := p.Reportf("the server opened a listening socket: %s", msg)
 			f.Evidencef("sockets", "%s", r.Summary)
 			// Open to the network, or open to anyone who asks: each is
 			// worse; both is an open door.
-			all, open := r.Data["scope"] == "all-interfaces", r.Data["open"] == "true"
+			all, open := r.Data[observers.KeyScope] == "all-interfaces", r.Data[observers.KeyOpen] == "true"
 			switch {
 			case all && open:
 				f.Severity = packs.Critical
@@ -144,18 +144,18 @@ var noListener = packs.Probe{
 // in every run; the record itself goes into the evidence.
 func stableSocket(p *packs.Pass, r observers.Record) string {
 	port := "a port of its own"
-	if r.Data["port"] != "" && r.Data["port"] == p.Vars["port"] {
+	if r.Data[observers.KeyPort] != "" && r.Data[observers.KeyPort] == p.Vars["port"] {
 		port = "{port}"
 	}
-	return fmt.Sprintf("%s on %s, %s (%s)", r.Data["proto"], r.Data["addr"], port, strings.ReplaceAll(r.Data["scope"], "-", " "))
+	return fmt.Sprintf("%s on %s, %s (%s)", r.Data[observers.KeyProto], r.Data[observers.KeyAddr], port, strings.ReplaceAll(r.Data[observers.KeyScope], "-", " "))
 }
 
 // stableProcess describes a process record by its command line, without
 // its pid.
 func stableProcess(r observers.Record) string {
 	var argv []string
-	if err := json.Unmarshal([]byte(r.Data["argv"]), &argv); err == nil && len(argv) > 0 {
+	if err := json.Unmarshal([]byte(r.Data[observers.KeyArgv]), &argv); err == nil && len(argv) > 0 {
 		return strings.Join(argv, " ")
 	}
-	return "[" + r.Data["comm"] + "]"
+	return "[" + r.Data[observers.KeyComm] + "]"
 }

@@ -258,7 +258,7 @@ var httpLoopbackOnly = packs.Probe{
 			return
 		}
 		for _, r := range p.Observed.Pack() {
-			if r.Kind == observers.KindSocket && r.Data["op"] == "listen" && r.Data["scope"] == "all-interfaces" {
+			if r.Kind == observers.KindSocket && r.Data[observers.KeyOp] == "listen" && r.Data[observers.KeyScope] == "all-interfaces" {
 				p.Reportf("the server listens on all interfaces: %s", stableSocket(p, r)).Evidencef("sockets", "%s", r.Summary)
 			}
 		}

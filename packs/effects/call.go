@@ -136,7 +136,7 @@ func (cl *caller) finish(wait time.Duration, marks []string, keepAfter bool) (af
 		owner, longest := -1, 0
 		for i := range cl.calls {
 			if i < len(marks) && len(marks[i]) > longest && r.Kind == observers.KindConnection &&
-				(strings.Contains(r.Data["target"], marks[i]) || strings.Contains(r.Data["preview"], marks[i])) {
+				(strings.Contains(r.Data[observers.KeyTarget], marks[i]) || strings.Contains(r.Data[observers.KeyPreview], marks[i])) {
 				owner, longest = i, len(marks[i]) // the longest: fetch_html's mark holds fetch's
 			}
 		}

@@ -35,8 +35,8 @@ var writesOutside = packs.Probe{
 		for _, c := range r.calls {
 			seen := map[string]bool{}
 			for _, rec := range of(c.recs, observers.KindProcess) {
-				where := rec.Data["path"]
-				if rec.Data["op"] != "open-write" || where == "" || within(where, top) || device(where) || seen[where] {
+				where := rec.Data[observers.KeyPath]
+				if rec.Data[observers.KeyOp] != "open-write" || where == "" || within(where, top) || device(where) || seen[where] {
 					continue
 				}
 				seen[where] = true
@@ -123,23 +123,23 @@ var sharedOutput = packs.Probe{
 		}
 		for _, c := range r.calls {
 			for _, rec := range of(c.recs, observers.KindFile) {
-				mode, err := strconv.ParseUint(rec.Data["mode"], 8, 32)
-				if err != nil || rec.Data["type"] != "file" {
+				mode, err := strconv.ParseUint(rec.Data[observers.KeyMode], 8, 32)
+				if err != nil || rec.Data[observers.KeyType] != "file" {
 					continue
 				}
-				switch rec.Data["op"] {
+				switch rec.Data[observers.KeyOp] {
 				case "created", "modified", "mode-changed":
 				default:
 					continue
 				}
-				rel := rec.Data["path"]
+				rel := rec.Data[observers.KeyPath]
 				switch {
 				case mode&0o002 != 0:
-					f := p.Reportf("%s left %s world-writable (%s)", c.shown, rel, rec.Data["mode"])
+					f := p.Reportf("%s left %s world-writable (%s)", c.shown, rel, rec.Data[observers.KeyMode])
 					f.Severity = packs.High
 					f.Evidencef("files", "%s", rec.Summary)
 				case mode&0o044 != 0 && strings.HasPrefix(rel, "tmp/") && holds(p, rel, r.token):
-					p.Reportf("%s wrote what it was given into %s, readable by %s (%s), in the temp directory", c.shown, rel, readers(mode), rec.Data["mode"]).
+					p.Reportf("%s wrote what it was given into %s, readable by %s (%s), in the temp directory", c.shown, rel, readers(mode), rec.Data[observers.KeyMode]).
 						Evidencef("files", "%s", rec.Summary)
 				}
 			}
@@ -215,23 +215,23 @@ func programs(recs []observers.Record, egress bool) []observers.Record {
 	at := map[string]int{}
 	for _, r := range recs {
 		if egress {
-			if r.Observer == "egress" && r.Data["op"] == "exec" && r.Data["start"] != "true" {
+			if r.Observer == "egress" && r.Data[observers.KeyOp] == "exec" && r.Data[observers.KeyStart] != "true" {
 				out = append(out, r)
 			}
 			continue
 		}
-		switch r.Data["op"] {
+		switch r.Data[observers.KeyOp] {
 		case "spawned", "execve", "exec":
 		default:
 			continue
 		}
-		pid := r.Data["pid"]
+		pid := r.Data[observers.KeyPid]
 		i, ok := at[pid]
 		switch {
 		case !ok || pid == "":
 			at[pid] = len(out)
 			out = append(out, r)
-		case r.Observer == "process" && r.Data["op"] == "exec":
+		case r.Observer == "process" && r.Data[observers.KeyOp] == "exec":
 			out[i] = r
 		}
 	}
@@ -240,13 +240,13 @@ func programs(recs []observers.Record, egress bool) []observers.Record {
 
 func argv(r observers.Record) []string {
 	var a []string
-	_ = json.Unmarshal([]byte(r.Data["argv"]), &a)
+	_ = json.Unmarshal([]byte(r.Data[observers.KeyArgv]), &a)
 	return a
 }
 
 // program is the base name of what a process record ran.
 func program(r observers.Record) string {
-	if v := r.Data["prog"]; v != "" {
+	if v := r.Data[observers.KeyProg]; v != "" {
 		return v
 	}
 	if a := argv(r); len(a) > 0 {
@@ -285,11 +285,11 @@ var listeners = packs.Probe{
 		}
 		for _, c := range r.calls {
 			for _, rec := range of(c.recs, observers.KindSocket) {
-				if rec.Data["op"] != "listen" {
+				if rec.Data[observers.KeyOp] != "listen" {
 					continue
 				}
-				f := p.Reportf("%s opened a listening socket: %s on %s (%s)", c.shown, rec.Data["proto"], rec.Data["addr"], strings.ReplaceAll(rec.Data["scope"], "-", " "))
-				if rec.Data["scope"] == "all-interfaces" {
+				f := p.Reportf("%s opened a listening socket: %s on %s (%s)", c.shown, rec.Data[observers.KeyProto], rec.Data[observers.KeyAddr], strings.ReplaceAll(rec.Data[observers.KeyScope], "-", " "))
+				if rec.Data[observers.KeyScope] == "all-interfaces" {
 					f.Severity = packs.High
 				}
 				f.Evidencef("sockets", "%s", rec.Summary)
@@ -347,17 +347,17 @@ var network = packs.Probe{
 // destination describes a refused network attempt: "DNS 127.0.0.53:53"
 // or "connect 203.0.113.9:443"; false for anything else.
 func destination(r observers.Record) (string, bool) {
-	if r.Kind != observers.KindSocket || r.Observer != "egress" || r.Data["verdict"] != "deny" {
+	if r.Kind != observers.KindSocket || r.Observer != "egress" || r.Data[observers.KeyVerdict] != "deny" {
 		return "", false
 	}
-	addr := r.Data["addr"]
-	if r.Data["port"] != "" {
-		addr = joinHostPort(addr, r.Data["port"])
+	addr := r.Data[observers.KeyAddr]
+	if r.Data[observers.KeyPort] != "" {
+		addr = joinHostPort(addr, r.Data[observers.KeyPort])
 	}
-	if r.Data["port"] == "53" {
+	if r.Data[observers.KeyPort] == "53" {
 		return "DNS " + addr, true
 	}
-	return r.Data["op"] + " " + addr, true
+	return r.Data[observers.KeyOp] + " " + addr, true
 }
 
 func joinHostPort(host, port string) string {

@@ -240,7 +240,7 @@ func (r *reach) judge(c *call, f form) {
 			fd.Evidencef("response", "the response to tools/call %s holds the listener's body", c.tool)
 		}
 		for _, h := range hits {
-			if h.Data["token_found"] != "true" {
+			if h.Data[observers.KeyTokenFound] != "true" {
 				fd.Confidence = packs.ConfidenceMedium // attributed by time, within the call
 			}
 			fd.Evidencef("loopback", "%s", h.Summary)
@@ -250,10 +250,10 @@ func (r *reach) judge(c *call, f form) {
 
 // request is "GET /path" for an HTTP connection record, else its summary.
 func request(r observers.Record) string {
-	if r.Data["method"] == "" {
+	if r.Data[observers.KeyMethod] == "" {
 		return strings.TrimSuffix(strings.SplitN(r.Summary, " from ", 2)[0], ",")
 	}
-	return r.Data["method"] + " " + r.Data["target"]
+	return r.Data[observers.KeyMethod] + " " + r.Data[observers.KeyTarget]
 }
 
 // credentialsProbe follows the upstream's redirect to the listener and
@@ -285,13 +285,13 @@ var credentialsProbe = packs.Probe{
 		followed := 0
 		for _, c := range calls {
 			for _, rec := range c.recs {
-				if rec.Kind != observers.KindConnection || !strings.HasPrefix(rec.Data["target"], "/redirected") {
+				if rec.Kind != observers.KindConnection || !strings.HasPrefix(rec.Data[observers.KeyTarget], "/redirected") {
 					continue
 				}
 				followed++
 				if creds := credentials(rec); len(creds) > 0 {
 					p.Reportf("%s followed the redirect from {upstream} to {listener} and sent %s to the new origin", c.shown, strings.Join(creds, ", ")).
-						Evidencef("loopback", "%s; headers %s", rec.Summary, rec.Data["headers"])
+						Evidencef("loopback", "%s; headers %s", rec.Summary, rec.Data[observers.KeyHeaders])
 				}
 			}
 		}
@@ -305,12 +305,12 @@ var credentialsProbe = packs.Probe{
 // header names and query parameters that look like credentials.
 func credentials(r observers.Record) []string {
 	var out []string
-	for h := range strings.SplitSeq(r.Data["headers"], ",") {
+	for h := range strings.SplitSeq(r.Data[observers.KeyHeaders], ",") {
 		if h != "" && redact.SecretName(h) {
 			out = append(out, "header "+h)
 		}
 	}
-	if u, err := url.Parse(r.Data["target"]); err == nil {
+	if u, err := url.Parse(r.Data[observers.KeyTarget]); err == nil {
 		for name := range u.Query() {
 			if redact.SecretName(name) {
 				out = append(out, "query parameter "+name)

@@ -109,7 +109,7 @@ func (r *run) noteExecuted(noted *int) {
 	recs := r.observed()
 	for _, rec := range recs[min(*noted, len(recs)):] {
 		*noted++
-		if rec.Observer != "egress" || rec.Data["start"] == "true" {
+		if rec.Observer != "egress" || rec.Data[observers.KeyStart] == "true" {
 			continue
 		}
 		line := shellLine(argvOf(rec))
@@ -128,7 +128,7 @@ func (r *run) alive(s string) []observers.Record {
 	}
 	var out []observers.Record
 	for _, rec := range r.p.Observed.Survivors() {
-		if strings.Contains(rec.Data["argv"], s) {
+		if strings.Contains(rec.Data[observers.KeyArgv], s) {
 			out = append(out, rec)
 		}
 	}

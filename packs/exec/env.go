@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sealmark/sealmark/internal/redact"
+	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -87,10 +88,10 @@ func (r *run) leaked(res *packs.Response) []string {
 func (r *run) childArgs() []string {
 	var out []string
 	for _, rec := range r.observed() {
-		if rec.Observer != "process" || rec.Data["prog"] != "sm-echo" || rec.Token != r.p.Token {
+		if rec.Observer != "process" || rec.Data[observers.KeyProg] != "sm-echo" || rec.Token != r.p.Token {
 			continue
 		}
-		if strings.Contains(rec.Data["argv"], redact.MaskCanary) || r.hasCanary(rec.Data["argv"]) {
+		if strings.Contains(rec.Data[observers.KeyArgv], redact.MaskCanary) || r.hasCanary(rec.Data[observers.KeyArgv]) {
 			out = append(out, shellLine(argvOf(rec)))
 		}
 	}

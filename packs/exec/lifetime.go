@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -63,7 +64,7 @@ func background(hints []Hint) packs.Probe {
 			}
 			r.settle()
 			for _, s := range r.alive("sm-sleep") {
-				p.Notef("outlived its call (judged by outlives-server): %s", s.Data["argv"])
+				p.Notef("outlived its call (judged by outlives-server): %s", s.Data[observers.KeyArgv])
 			}
 			r.finish()
 		},
@@ -107,7 +108,7 @@ func timeout(hints []Hint) packs.Probe {
 				}
 				r.settle()
 				if alive := r.alive(arg); len(alive) > 0 {
-					p.Notef("the call returned after %s and the child is still running (judged by outlives-server): %s", took.Round(100*time.Millisecond), alive[0].Data["argv"])
+					p.Notef("the call returned after %s and the child is still running (judged by outlives-server): %s", took.Round(100*time.Millisecond), alive[0].Data[observers.KeyArgv])
 				} else {
 					p.Notef("the call returned after %s and the child is gone", took.Round(100*time.Millisecond))
 				}
@@ -194,7 +195,7 @@ func largestFrame(p *packs.Pass, from int, wait bool) int64 {
 // observedProg reports whether an sm-* program ran during the probe.
 func (r *run) observedProg(prog string) bool {
 	for _, rec := range r.observed() {
-		if rec.Observer == "process" && rec.Data["prog"] == prog {
+		if rec.Observer == "process" && rec.Data[observers.KeyProg] == prog {
 			return true
 		}
 	}
@@ -232,11 +233,11 @@ var outlivesServer = packs.Probe{
 		for _, s := range p.Observed.Survivors() {
 			from := ""
 			for arg, what := range started {
-				if strings.Contains(s.Data["argv"], arg) {
+				if strings.Contains(s.Data[observers.KeyArgv], arg) {
 					from = ", started by " + what
 				}
 			}
-			p.Reportf("a child outlived the server: %s%s", stable(s.Data["argv"]), from).Evidencef("process", "%s", s.Summary)
+			p.Reportf("a child outlived the server: %s%s", stable(s.Data[observers.KeyArgv]), from).Evidencef("process", "%s", s.Summary)
 		}
 	},
 }

@@ -176,7 +176,7 @@ func (r *run) observed() []observers.Record {
 	}
 	recs := r.p.Observed.Probe()
 	for _, rec := range recs[min(r.seen, len(recs)):] {
-		if rec.Kind == observers.KindProcess && rec.Data["op"] == "exec" {
+		if rec.Kind == observers.KindProcess && rec.Data[observers.KeyOp] == "exec" {
 			r.execs = append(r.execs, rec)
 		}
 	}
@@ -190,7 +190,7 @@ func (r *run) marker(key string) string { return r.p.Token + "-" + key }
 // argvOf is a record's argv.
 func argvOf(rec observers.Record) []string {
 	var argv []string
-	_ = json.Unmarshal([]byte(rec.Data["argv"]), &argv)
+	_ = json.Unmarshal([]byte(rec.Data[observers.KeyArgv]), &argv)
 	return argv
 }
 
@@ -225,7 +225,7 @@ func hasWord(s, word string) bool {
 func (r *run) ran(prog, key string) []observers.Record {
 	var out []observers.Record
 	for _, rec := range r.observed() {
-		if rec.Observer == "process" && rec.Data["prog"] == prog && r.carries(rec, key) {
+		if rec.Observer == "process" && rec.Data[observers.KeyProg] == prog && r.carries(rec, key) {
 			out = append(out, rec)
 		}
 	}
@@ -271,7 +271,7 @@ func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evide
 }
 
 func cwdOf(rec observers.Record) string {
-	if c := rec.Data["cwd"]; c != "" {
+	if c := rec.Data[observers.KeyCwd]; c != "" {
 		return " (in " + c + ")"
 	}
 	return ""

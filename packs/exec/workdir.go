@@ -3,6 +3,7 @@ package exec
 import (
 	"strings"
 
+	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -46,7 +47,7 @@ func workdirEscape(hints []Hint) packs.Probe {
 			for _, t := range tools {
 				ctl := payload{line: "sm-echo " + r.marker("cwd-ctl"), cwd: p.Sandbox.Root}
 				r.call(t, ctl, "control "+describe(t, ctl))
-				if recs := r.ran("sm-echo", "cwd-ctl"); len(recs) == 0 || !inside(recs[0].Data["cwd"]) {
+				if recs := r.ran("sm-echo", "cwd-ctl"); len(recs) == 0 || !inside(recs[0].Data[observers.KeyCwd]) {
 					r.failed = append(r.failed, t.Name+": sm-echo did not run in the root when asked to")
 					continue
 				}
@@ -57,9 +58,9 @@ func workdirEscape(hints []Hint) packs.Probe {
 						break
 					}
 					for _, rec := range r.ran("sm-echo", "cwd-"+w.key) {
-						if !inside(rec.Data["cwd"]) {
-							p.Reportf("%s ran sm-echo in %s, outside the root", describe(t, pl), rec.Data["cwd"]).
-								Evidencef("process", "sm-echo ran in %s: %s", rec.Data["cwd"], shellLine(argvOf(rec)))
+						if !inside(rec.Data[observers.KeyCwd]) {
+							p.Reportf("%s ran sm-echo in %s, outside the root", describe(t, pl), rec.Data[observers.KeyCwd]).
+								Evidencef("process", "sm-echo ran in %s: %s", rec.Data[observers.KeyCwd], shellLine(argvOf(rec)))
 							break
 						}
 					}

@@ -261,8 +261,8 @@ func (r *run) changes() (out []change, created []string) {
 			if rec.Kind != observers.KindFile {
 				continue
 			}
-			p, from := rec.Data["path"], rec.Data["from"]
-			switch rec.Data["op"] {
+			p, from := rec.Data[observers.KeyPath], rec.Data[observers.KeyFrom]
+			switch rec.Data[observers.KeyOp] {
 			case files.OpCreated, files.OpLinkCreated, files.OpRenamed:
 				created = append(created, p)
 			}

@@ -187,9 +187,9 @@ func (r *run) remove(made []string, recs []observers.Record) {
 		}
 	}
 	for _, rec := range recs {
-		switch rec.Data["op"] {
+		switch rec.Data[observers.KeyOp] {
 		case files.OpCreated, files.OpLinkCreated, files.OpRenamed:
-			rels = append(rels, filepath.FromSlash(rec.Data["path"]))
+			rels = append(rels, filepath.FromSlash(rec.Data[observers.KeyPath]))
 		}
 	}
 	for _, rel := range rels {

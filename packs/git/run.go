@@ -240,11 +240,11 @@ func (r *run) records() []observers.Record {
 // names, so a run it attributed by the token counts for that token.
 func canaryRuns(recs []observers.Record, marks ...string) (runs []observers.Record, matched []string) {
 	for _, rec := range recs {
-		if rec.Kind != observers.KindProcess || rec.Data["op"] != "exec" || filepath.Base(rec.Data["prog"]) != "sm-canary" {
+		if rec.Kind != observers.KindProcess || rec.Data[observers.KeyOp] != "exec" || filepath.Base(rec.Data[observers.KeyProg]) != "sm-canary" {
 			continue
 		}
 		var argv []string
-		_ = json.Unmarshal([]byte(rec.Data["argv"]), &argv)
+		_ = json.Unmarshal([]byte(rec.Data[observers.KeyArgv]), &argv)
 		hit := ""
 		for _, a := range argv {
 			if slices.ContainsFunc(marks, func(m string) bool { return strings.Contains(a, m) }) {
@@ -252,7 +252,7 @@ func canaryRuns(recs []observers.Record, marks ...string) (runs []observers.Reco
 				break
 			}
 		}
-		if hit == "" && rec.Data["attributed"] == "token" && slices.Contains(marks, rec.Token) {
+		if hit == "" && rec.Data[observers.KeyAttributed] == "token" && slices.Contains(marks, rec.Token) {
 			hit = strings.Join(argv[min(1, len(argv)):], " ")
 		}
 		if hit != "" {
@@ -268,7 +268,7 @@ func canaryRuns(recs []observers.Record, marks ...string) (runs []observers.Reco
 func (r *run) outsideChanges(recs []observers.Record) []observers.Record {
 	var out []observers.Record
 	for _, rec := range recs {
-		if rec.Kind == observers.KindFile && (r.outside(rec.Data["path"]) || r.outside(rec.Data["from"])) {
+		if rec.Kind == observers.KindFile && (r.outside(rec.Data[observers.KeyPath]) || r.outside(rec.Data[observers.KeyFrom])) {
 			out = append(out, rec)
 		}
 	}

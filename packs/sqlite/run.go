@@ -175,7 +175,7 @@ func (r *run) outside(paths ...string) []string {
 			if rec.Kind != observers.KindFile {
 				continue
 			}
-			path := rec.Data["path"]
+			path := rec.Data[observers.KeyPath]
 			first, _, _ := strings.Cut(path, "/")
 			if first == "root" || first == "bin" || first == "home" || first == "tmp" || first == "" {
 				continue

@@ -21,7 +21,7 @@ func (c *call) judgeObserved(e Expect) {
 	switch e.kind {
 	case kindNoFilesOutside:
 		for _, r := range c.of(observers.KindFile) {
-			if outsideRoot(r.Data["path"]) || (r.Data["from"] != "" && outsideRoot(r.Data["from"])) {
+			if outsideRoot(r.Data[observers.KeyPath]) || (r.Data[observers.KeyFrom] != "" && outsideRoot(r.Data[observers.KeyFrom])) {
 				c.failf("a file changed outside root/: %s", r.Summary).Evidencef(r.Observer, "%s", r.Summary)
 			}
 		}
@@ -98,9 +98,9 @@ func (c *call) fileChanges(e Expect) {
 	}
 	seen := map[string]bool{}
 	for _, r := range c.of(observers.KindFile) {
-		changed := []string{r.Data["path"]}
-		if r.Data["from"] != "" {
-			changed = append(changed, r.Data["from"])
+		changed := []string{r.Data[observers.KeyPath]}
+		if r.Data[observers.KeyFrom] != "" {
+			changed = append(changed, r.Data[observers.KeyFrom])
 		}
 		expected := false
 		for _, p := range changed {
@@ -108,7 +108,7 @@ func (c *call) fileChanges(e Expect) {
 				seen[p], expected = true, true
 			}
 		}
-		if !expected && !(r.Data["op"] == "created" && r.Data["type"] == "dir" && ancestor(r.Data["path"], order)) {
+		if !expected && !(r.Data[observers.KeyOp] == "created" && r.Data[observers.KeyType] == "dir" && ancestor(r.Data[observers.KeyPath], order)) {
 			c.failf("an unexpected file change: %s", r.Summary).Evidencef(r.Observer, "%s", r.Summary)
 		}
 	}
@@ -127,10 +127,10 @@ func ancestor(dir string, paths []string) bool {
 // request is "GET /cb/x" for a connection or upstream record, or its
 // summary when it was not HTTP.
 func request(r observers.Record, target string) string {
-	if r.Data["method"] == "" {
+	if r.Data[observers.KeyMethod] == "" {
 		return strings.SplitN(r.Summary, " from ", 2)[0]
 	}
-	return r.Data["method"] + " " + r.Data[target]
+	return r.Data[observers.KeyMethod] + " " + r.Data[target]
 }
 
 // programs keeps one record per process: the exec log's line when there is
@@ -139,18 +139,18 @@ func programs(recs []observers.Record) []observers.Record {
 	var out []observers.Record
 	at := map[string]int{}
 	for _, r := range recs {
-		switch r.Data["op"] {
+		switch r.Data[observers.KeyOp] {
 		case "spawned", "execve", "exec":
 		default:
 			continue
 		}
-		pid := r.Data["pid"]
+		pid := r.Data[observers.KeyPid]
 		i, ok := at[pid]
 		switch {
 		case !ok || pid == "":
 			at[pid] = len(out)
 			out = append(out, r)
-		case r.Data["op"] == "exec" || (r.Data["op"] == "execve" && out[i].Data["op"] == "spawned"):
+		case r.Data[observers.KeyOp] == "exec" || (r.Data[observers.KeyOp] == "execve" && out[i].Data[observers.KeyOp] == "spawned"):
 			out[i] = r
 		}
 	}
@@ -160,7 +160,7 @@ func programs(recs []observers.Record) []observers.Record {
 // argv reads a process record's argv (a JSON array).
 func argv(r observers.Record) []string {
 	var a []string
-	_ = json.Unmarshal([]byte(r.Data["argv"]), &a)
+	_ = json.Unmarshal([]byte(r.Data[observers.KeyArgv]), &a)
 	return a
 }
 
@@ -182,13 +182,13 @@ func commandLine(r observers.Record) string {
 // log name, argv[0], executable or comm (which the kernel cuts at 15 bytes).
 func ran(r observers.Record, program string) bool {
 	base := func(s string) string { return path.Base(filepath.ToSlash(s)) }
-	if r.Data["prog"] == program || base(r.Data["exe"]) == program {
+	if r.Data[observers.KeyProg] == program || base(r.Data[observers.KeyExe]) == program {
 		return true
 	}
 	if a := argv(r); len(a) > 0 && base(a[0]) == program {
 		return true
 	}
-	comm := r.Data["comm"]
+	comm := r.Data[observers.KeyComm]
 	return comm != "" && (comm == program || (len(program) > 15 && comm == program[:15]))
 }
 
@@ -196,7 +196,7 @@ func ran(r observers.Record, program string) bool {
 func pids(recs []observers.Record) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range recs {
-		out[r.Data["pid"]] = true
+		out[r.Data[observers.KeyPid]] = true
 	}
 	return out
 }
@@ -212,7 +212,7 @@ func (c *call) outlived() {
 	for {
 		left = left[:0]
 		for _, r := range c.p.Observed.Survivors() {
-			if !c.before[r.Data["pid"]] {
+			if !c.before[r.Data[observers.KeyPid]] {
 				left = append(left, r)
 			}
 		}

@@ -189,7 +189,7 @@ func (c *call) confirm(e Expect, src source) {
 		if r.Kind != observers.KindLoss || !fromSource(r, src) {
 			continue
 		}
-		if r.Observer == "files" && (r.Data["reason"] == "fallback" || r.Data["reason"] == "unavailable") {
+		if r.Observer == "files" && (r.Data[observers.KeyReason] == "fallback" || r.Data[observers.KeyReason] == "unavailable") {
 			continue // a full walk is exact
 		}
 		c.p.Inconclusive("row %s: %s: not proven: the %s observer lost data: %s", c.row.Name, e, r.Observer, r.Summary)
