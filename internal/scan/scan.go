@@ -6,8 +6,8 @@
 //	if err != nil { ... }
 //	results := scan.Run(ctx, entries, &scan.Options{Jobs: 2, Cwd: cwd, Env: os.Environ(),
 //		Fetcher: &scan.Fetcher{Dir: cacheDir, Env: os.Environ()}})
-//	scan.WriteSummary(os.Stdout, scan.Named(results), packs.High)
-//	os.Exit(scan.ExitCode(scan.Named(results), packs.High))
+//	scan.WriteSummary(os.Stdout, scan.Names(results), packs.High)
+//	os.Exit(scan.ExitCode(scan.Names(results), packs.High))
 //
 // Each entry becomes one run of the engine with the settings sealmark run
 // would resolve for it (the entry as the config file layer, then SEALMARK_*
