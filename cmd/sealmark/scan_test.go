@@ -241,7 +241,7 @@ func TestScanListConfigs(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(home, ".cursor", "mcp.json"), []byte(`{"mcpServers": {}}`), 0o600))
 	code, stdout, _ := sealmark(t, "scan", "--list-configs")
 	require.Equal(t, 0, code)
-	assert.Regexp(t, `(?m)^Cursor \(user\) +found +`+regexp.QuoteMeta(filepath.Join(home, ".cursor", "mcp.json"))+`$`, stdout)
+	assert.Regexp(t, `(?m)^Cursor \(user\) +found +`+regexp.QuoteMeta(filepath.Join(home, ".cursor", "mcp.json"))+`  \(0 servers\)$`, stdout)
 	assert.Regexp(t, `(?m)^Windsurf +not found +`+regexp.QuoteMeta(filepath.Join(home, ".codeium", "windsurf", "mcp_config.json"))+`$`, stdout)
 	assert.Regexp(t, `(?m)^VS Code \(workspace\) +not found +`+regexp.QuoteMeta(filepath.Join(cwd, ".vscode", "mcp.json"))+`$`, stdout)
 	// Without a file, scan reads the places that exist: an empty one lists no servers.

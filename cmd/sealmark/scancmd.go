@@ -89,11 +89,16 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	places := scan.DefaultPlaces(home, cwd, os.Getenv("APPDATA"))
 	if f.list {
 		for _, p := range places {
-			state := "not found"
+			state, what := "not found", ""
 			if st, err := os.Stat(p.Path); err == nil && st.Mode().IsRegular() {
 				state = "found"
+				if entries, err := scan.Load(p.Path); err != nil {
+					what = "  (unreadable: " + err.Error() + ")"
+				} else {
+					what = fmt.Sprintf("  (%d servers)", len(entries))
+				}
 			}
-			fmt.Fprintf(stdout, "%-22s %-9s %s\n", p.Client, state, p.Path)
+			fmt.Fprintf(stdout, "%-22s %-9s %s%s\n", p.Client, state, p.Path, what)
 		}
 		return report.ExitClean
 	}
@@ -173,7 +178,7 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	var done atomic.Int32
 	opts := &scan.Options{
 		Jobs: f.jobs, AsConfigured: f.asConfigured, Flags: flags, Env: os.Environ(), Cwd: cwd, Home: home,
-		Version: version, Log: stderr, Fetcher: &scan.Fetcher{Dir: f.cacheDir, Env: os.Environ()},
+		Version: version, FailOn: base.FailOn, Log: stderr, Fetcher: &scan.Fetcher{Dir: f.cacheDir, Env: os.Environ()},
 	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "sealmark scan: %d servers, %d at a time\n", len(entries), min(f.jobs, len(entries)))

@@ -47,8 +47,9 @@ type Options struct {
 	// Cwd resolves relative paths in the entries and is VS Code's
 	// ${workspaceFolder}; Home is ${userHome}.
 	Cwd, Home string
-	// Version goes into the reports.
-	Version string
+	// Version goes into the reports; FailOn too, for the reports of
+	// servers that could not run ("" is report.DefaultFailOn).
+	Version, FailOn string
 	// Log receives the runs' warnings, each line prefixed with the
 	// server's name; default io.Discard.
 	Log io.Writer
@@ -138,15 +139,15 @@ func Run(ctx context.Context, entries []Entry, o *Options) []Result {
 func runOne(ctx context.Context, e Entry, o *Options, log io.Writer) Result {
 	started := time.Now()
 	if e.Invalid != nil {
-		return Result{Name: e.Name, Launcher: "-", Report: errorReport(e, nil, e.Invalid, o.Version, started)}
+		return Result{Name: e.Name, Launcher: "-", Report: errorReport(e, nil, e.Invalid, o, started)}
 	}
 	if ctx.Err() != nil {
-		return Result{Name: e.Name, Launcher: "-", Report: errorReport(e, nil, fmt.Errorf("interrupted before it started: %v", context.Cause(ctx)), o.Version, started)}
+		return Result{Name: e.Name, Launcher: "-", Report: errorReport(e, nil, fmt.Errorf("interrupted before it started: %v", context.Cause(ctx)), o, started)}
 	}
 	p, err := makePlan(ctx, e, o)
 	res := Result{Name: e.Name, Launcher: p.launcher}
 	fail := func(err error) Result {
-		res.Report = errorReport(e, p, err, o.Version, started)
+		res.Report = errorReport(e, p, err, o, started)
 		return res
 	}
 	if err != nil {
@@ -184,10 +185,11 @@ func (p *plan) header() []string {
 
 // errorReport is the report of an entry that could not run: a harness
 // error, the entry as written (secrets masked), no packs.
-func errorReport(e Entry, p *plan, err error, version string, started time.Time) *report.Report {
+func errorReport(e Entry, p *plan, err error, o *Options, started time.Time) *report.Report {
 	rep := &report.Report{
 		Schema:       report.SchemaVersion,
-		Tool:         report.Tool{Name: "sealmark", Version: cmpOr(version, "dev")},
+		Tool:         report.Tool{Name: "sealmark", Version: cmpOr(o.Version, "dev")},
+		FailOn:       o.FailOn,
 		Class:        report.Standard,
 		Started:      started.UTC(),
 		Finished:     time.Now().UTC(),
