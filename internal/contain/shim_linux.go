@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -343,9 +344,33 @@ func fail(what string, err error) int {
 }
 
 func failExec(path string, err error) int {
-	fmt.Fprintf(os.Stderr, "sealmark-contain: exec %s: %v\n", path, err)
+	fmt.Fprintf(os.Stderr, "sealmark-contain: exec %s: %v%s\n", path, err, execHint(path, err))
 	if errors.Is(err, syscall.ENOENT) {
 		return exitNotFound
 	}
 	return exitNotExec
+}
+
+// execHint says why an exec of a program that is there failed: a script
+// whose interpreter is missing (ENOENT names the program, not the
+// interpreter), or a file that is neither a script nor a program for this
+// machine (ENOEXEC).
+func execHint(path string, err error) string {
+	f, ferr := os.Open(path)
+	if ferr != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := f.Read(head)
+	head = head[:n]
+	line, _, _ := strings.Cut(string(head), "\n")
+	interp, script := strings.CutPrefix(line, "#!")
+	switch {
+	case errors.Is(err, syscall.ENOENT) && script:
+		return fmt.Sprintf(" (the program is there; its interpreter, #!%s, is not)", strings.TrimSpace(interp))
+	case errors.Is(err, syscall.ENOEXEC):
+		return " (neither a #! script nor a program for this machine)"
+	}
+	return ""
 }
