@@ -22,6 +22,7 @@ import (
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/reportcmp"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -338,4 +339,42 @@ func TestScanSignalCleansUp(t *testing.T) {
 	assert.Zero(t, pid, "the third server started after the signal")
 	assert.Regexp(t, `(?m)^c +- +ERROR`, stdout.String())
 	assert.Contains(t, stdout.String(), "interrupted before it started")
+}
+
+// TestScanAndRunGiveTheSameReport: an entry scanned gives the report
+// sealmark run gives for the same command, apart from timing and the
+// scan's own notes.
+func TestScanAndRunGiveTheSameReport(t *testing.T) {
+	self, err := os.Executable()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.json")
+	writeJSONFile(t, cfg, map[string]any{"mcpServers": map[string]any{
+		"echo": map[string]any{"command": self, "args": []string{fixture.Verb, "-flaws=echo-canary"}},
+	}})
+	code, _, stderr := sealmark(t, "scan", "--packs", "core", "--sandbox-dir", t.TempDir(), "--call-timeout", "2s", "--json", filepath.Join(dir, "scan.json"), cfg)
+	require.Equal(t, report.ExitFindings, code, stderr)
+	code, _, stderr = sealmark(t, "run", "--packs", "core", "--sandbox-dir", t.TempDir(), "--call-timeout", "2s", "--json", filepath.Join(dir, "run.json"), "--", self, fixture.Verb, "-flaws=echo-canary")
+	require.Equal(t, report.ExitFindings, code, stderr)
+
+	f, err := os.Open(filepath.Join(dir, "scan.json"))
+	require.NoError(t, err)
+	named, err := report.ReadJSONSet(f)
+	f.Close()
+	require.NoError(t, err)
+	scanned := named[0].Report
+	var kept []string
+	for _, w := range scanned.Warnings {
+		if !strings.HasPrefix(w, "scan: ") {
+			kept = append(kept, w)
+		}
+	}
+	scanned.Warnings = kept
+	var b strings.Builder
+	require.NoError(t, report.WriteJSON(&b, scanned))
+	fromScan, err := reportcmp.Timeless([]byte(b.String()))
+	require.NoError(t, err)
+	fromRun, err := reportcmp.Timeless([]byte(readString(t, filepath.Join(dir, "run.json"))))
+	require.NoError(t, err)
+	assert.Equal(t, fromRun, fromScan)
 }
