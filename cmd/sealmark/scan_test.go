@@ -72,6 +72,7 @@ func writeJSONFile(t *testing.T, path string, v any) {
 // over all, secrets from env and headers in no output, and the merged
 // JSON, SARIF and JUnit hold one part per server; merge and diff read it.
 func TestScanFiveServers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	self, err := os.Executable()
 	require.NoError(t, err)
@@ -213,6 +214,7 @@ func readString(t *testing.T, path string) string {
 // TestScanAsConfiguredIsCustom: --as-configured gives the server its host
 // path and the run is CUSTOM, naming why.
 func TestScanAsConfiguredIsCustom(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	self, err := os.Executable()
 	require.NoError(t, err)
@@ -256,6 +258,7 @@ func TestScanListConfigs(t *testing.T) {
 // one host besides loopback this machine reaches), then the installed
 // server runs contained with no network, as a direct start would.
 func TestScanNPXEntryRunsContainedAfterTheFetch(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not installed: the npx entry cannot be fetched")
 	}
@@ -291,6 +294,7 @@ func TestScanNPXEntryRunsContainedAfterTheFetch(t *testing.T) {
 // process of either server left, the third never started, and the table
 // still names all three.
 func TestScanSignalCleansUp(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	require.NoError(t, err)
 	dir, parent := t.TempDir(), t.TempDir()
@@ -345,6 +349,7 @@ func TestScanSignalCleansUp(t *testing.T) {
 // sealmark run gives for the same command, apart from timing and the
 // scan's own notes.
 func TestScanAndRunGiveTheSameReport(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	require.NoError(t, err)
 	dir := t.TempDir()
