@@ -1,9 +1,7 @@
 package packs
 
 import (
-	"encoding/json"
 	"regexp"
-	"sort"
 )
 
 var (
@@ -16,25 +14,12 @@ var (
 // sql, query, statement, ...), or "" when it has none. The database packs
 // (sqlite, db) share it.
 func (t Tool) SQLArg() string {
-	var s struct {
-		Properties map[string]struct {
-			Type any `json:"type"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(t.InputSchema, &s) != nil {
-		return ""
-	}
-	var names []string
-	for name, p := range s.Properties {
-		if typ, _ := p.Type.(string); typ == "string" && sqlArgName.MatchString(name) {
-			names = append(names, name)
+	for _, p := range Props(t.InputSchema) {
+		if p.Type == "string" && sqlArgName.MatchString(p.Name) {
+			return p.Name
 		}
 	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return ""
-	}
-	return names[0]
+	return ""
 }
 
 // SaysReadOnly reports whether a database tool promises to only read: a

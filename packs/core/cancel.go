@@ -48,17 +48,17 @@ func (s slowParam) value(d time.Duration) any {
 // slowParamOf finds the parameter of a tool that sets how long it runs: a
 // number named like seconds, duration, delay, sleep, wait or ms.
 func slowParamOf(t packs.Tool) (slowParam, bool) {
-	for _, pr := range properties(t) {
-		if pr.typ != "number" && pr.typ != "integer" {
+	for _, pr := range packs.Props(t.InputSchema) {
+		if pr.Type != "number" && pr.Type != "integer" {
 			continue
 		}
-		words := nameWords(pr.name)
+		words := nameWords(pr.Name)
 		if !slices.ContainsFunc(words, func(w string) bool { return slices.Contains(durationWords, w) }) {
 			continue
 		}
 		ms := slices.ContainsFunc(words, func(w string) bool { return w == "ms" || strings.HasPrefix(w, "milli") }) ||
-			strings.Contains(strings.ToLower(pr.description), "millisecond")
-		return slowParam{name: pr.name, ms: ms, integer: pr.typ == "integer"}, true
+			strings.Contains(strings.ToLower(pr.Description), "millisecond")
+		return slowParam{name: pr.Name, ms: ms, integer: pr.Type == "integer"}, true
 	}
 	return slowParam{}, false
 }

@@ -1,10 +1,8 @@
 package core
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/sealmark/sealmark/packs"
 )
@@ -26,17 +24,10 @@ func sweepFill(t packs.Tool) map[string]any {
 	if fill == nil {
 		fill = map[string]any{}
 	}
-	var s struct {
-		Properties map[string]struct {
-			Type any `json:"type"`
-		} `json:"properties"`
-	}
-	_ = json.Unmarshal(t.InputSchema, &s)
-	for name, prop := range s.Properties {
-		norm := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(name))
-		if typ, _ := prop.Type.(string); (typ == "string" || prop.Type == nil) && slices.Contains(statementNames, norm) {
-			if _, set := fill[name]; !set {
-				fill[name] = benignStatement
+	for _, prop := range packs.Props(t.InputSchema) {
+		if prop.Text() && slices.Contains(statementNames, prop.Norm) {
+			if _, set := fill[prop.Name]; !set {
+				fill[prop.Name] = benignStatement
 			}
 		}
 	}

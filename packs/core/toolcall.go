@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -16,53 +15,21 @@ import (
 // survived. Only tools the sweep called and saw answer are probed, so a
 // tool that hung on valid arguments is not blamed twice.
 
-// property is one property of a tool's input schema.
-type property struct {
-	name, typ, description string
-	required               bool
-}
-
-// properties lists a tool's input properties, sorted by name.
-func properties(t packs.Tool) []property {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	if json.Unmarshal(t.InputSchema, &s) != nil {
-		return nil
-	}
-	var out []property
-	for name, raw := range s.Properties {
-		var pr struct {
-			Type        any    `json:"type"`
-			Description string `json:"description"`
-		}
-		_ = json.Unmarshal(raw, &pr)
-		typ, _ := pr.Type.(string)
-		if list, ok := pr.Type.([]any); ok && len(list) > 0 {
-			typ, _ = list[0].(string)
-		}
-		out = append(out, property{name: name, typ: typ, description: pr.Description, required: slices.Contains(s.Required, name)})
-	}
-	slices.SortFunc(out, func(a, b property) int { return strings.Compare(a.name, b.name) })
-	return out
-}
-
 // pickTool returns the first tool this run may call, that answered the
 // sweep, and that has a property matching want.
-func pickTool(p *packs.Pass, want func(property) bool) (packs.Tool, property, bool) {
+func pickTool(p *packs.Pass, want func(packs.Prop) bool) (packs.Tool, packs.Prop, bool) {
 	r := sweep(p)
 	for _, t := range p.Surface.Tools {
 		if !(p.Active || t.ReadOnly()) || !r.healthy(t.Name) {
 			continue
 		}
-		for _, pr := range properties(t) {
+		for _, pr := range packs.Props(t.InputSchema) {
 			if want(pr) {
 				return t, pr, true
 			}
 		}
 	}
-	return packs.Tool{}, property{}, false
+	return packs.Tool{}, packs.Prop{}, false
 }
 
 // callFailed reports a tools/call that got no answer, as a crash or a hang,
@@ -142,15 +109,16 @@ var badArguments = packs.Probe{
 		r := sweep(p)
 		type target struct {
 			tool packs.Tool
-			prop property
+			prop packs.Prop
 		}
 		var targets []target
 		for _, t := range p.Surface.Tools {
 			if !(p.Active || t.ReadOnly()) || !r.healthy(t.Name) {
 				continue
 			}
-			if i := slices.IndexFunc(properties(t), func(pr property) bool { return pr.required && slices.Contains(simpleTypes, pr.typ) }); i >= 0 {
-				targets = append(targets, target{t, properties(t)[i]})
+			props := packs.Props(t.InputSchema)
+			if i := slices.IndexFunc(props, func(pr packs.Prop) bool { return pr.Required && slices.Contains(simpleTypes, pr.Type) }); i >= 0 {
+				targets = append(targets, target{t, props[i]})
 			}
 		}
 		if len(targets) == 0 {
@@ -177,14 +145,14 @@ var badArguments = packs.Probe{
 // badArgumentCalls calls t with no arguments and with pr of the wrong type
 // and judges the answers; it returns false when the server stopped
 // answering, so no further tool is tried.
-func badArgumentCalls(p *packs.Pass, t packs.Tool, pr property) bool {
-	wrong, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.name: wrongValue(pr.typ)})
+func badArgumentCalls(p *packs.Pass, t packs.Tool, pr packs.Prop) bool {
+	wrong, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.Name: wrongValue(pr.Type)})
 	for _, c := range []struct {
 		what string
 		args map[string]any
 	}{
 		{"no arguments", map[string]any{}},
-		{pr.name + " of the wrong type (" + pr.typ + " expected)", wrong},
+		{pr.Name + " of the wrong type (" + pr.Type + " expected)", wrong},
 	} {
 		what := "tools/call " + t.Name + " with " + c.what
 		res, err := p.Call(t.Name, c.args)
@@ -238,17 +206,17 @@ var largeArgument = packs.Probe{
 		if !ready(p) {
 			return
 		}
-		t, pr, ok := pickTool(p, func(pr property) bool { return pr.typ == "string" && pr.required })
+		t, pr, ok := pickTool(p, func(pr packs.Prop) bool { return pr.Type == "string" && pr.Required })
 		if !ok {
-			t, pr, ok = pickTool(p, func(pr property) bool { return pr.typ == "string" })
+			t, pr, ok = pickTool(p, func(pr packs.Prop) bool { return pr.Type == "string" })
 		}
 		if !ok {
 			p.NotApplicable("no tool that may be called and answered the sweep has a string argument")
 			return
 		}
 		big := "sealmark-" + p.Token + "-" + strings.Repeat("A", largeSize)
-		args, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.name: big})
-		what := "tools/call " + t.Name + " with a 1 MiB " + pr.name
+		args, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.Name: big})
+		what := "tools/call " + t.Name + " with a 1 MiB " + pr.Name
 		r, ok := largeCall(p, t.Name, args, what)
 		if !ok {
 			return

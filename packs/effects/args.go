@@ -1,9 +1,7 @@
 package effects
 
 import (
-	"encoding/json"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/sealmark/sealmark/packs"
@@ -16,13 +14,6 @@ type target struct {
 	urls  []string // string arguments taking a URL, URI or endpoint
 	hosts []string // string arguments taking a host name or address
 	ports []string // integer arguments taking a port, set with a host
-}
-
-// property is what the pack reads of one property schema.
-type property struct {
-	Type        any    `json:"type"`
-	Format      string `json:"format"`
-	Description string `json:"description"`
 }
 
 var (
@@ -41,27 +32,9 @@ var (
 func targets(s *packs.Surface) []target {
 	var out []target
 	for _, t := range s.Tools {
-		var schema struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		if json.Unmarshal(t.InputSchema, &schema) != nil {
-			continue
-		}
 		tg := target{tool: t}
-		names := make([]string, 0, len(schema.Properties))
-		for n := range schema.Properties {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, name := range names {
-			var p property
-			if json.Unmarshal(schema.Properties[name], &p) != nil {
-				continue
-			}
-			typ, _ := p.Type.(string)
-			if list, ok := p.Type.([]any); ok && len(list) > 0 {
-				typ, _ = list[0].(string)
-			}
+		for _, p := range packs.Props(t.InputSchema) {
+			name, typ := p.Name, p.Type
 			switch {
 			case typ == "string" && (urlName.MatchString(name) || p.Format == "uri" || p.Format == "url" || p.Format == "iri" || urlWords.MatchString(p.Description)):
 				tg.urls = append(tg.urls, name)
@@ -100,12 +73,8 @@ func runsPrograms(t packs.Tool) bool {
 	if execWords.MatchString(strings.NewReplacer("_", " ", "-", " ", ".", " ").Replace(t.Name)) || execWords.MatchString(t.Description) {
 		return true
 	}
-	var schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	_ = json.Unmarshal(t.InputSchema, &schema)
-	for n := range schema.Properties {
-		switch strings.ToLower(n) {
+	for _, p := range packs.Props(t.InputSchema) {
+		switch strings.ToLower(p.Name) {
 		case "command", "cmd", "script", "program", "args", "argv":
 			return true
 		}
@@ -128,18 +97,10 @@ var durationName = regexp.MustCompile(`(?i)(duration|delay|sleep|wait|seconds|se
 
 // durations lists a tool's number arguments that set how long it runs.
 func durations(t packs.Tool) []string {
-	var schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	_ = json.Unmarshal(t.InputSchema, &schema)
 	var out []string
-	for name, raw := range schema.Properties {
-		var p property
-		if json.Unmarshal(raw, &p) != nil {
-			continue
-		}
-		if typ, _ := p.Type.(string); (typ == "number" || typ == "integer") && durationName.MatchString(name) {
-			out = append(out, name)
+	for _, p := range packs.Props(t.InputSchema) {
+		if p.Number() && durationName.MatchString(p.Name) {
+			out = append(out, p.Name)
 		}
 	}
 	return out

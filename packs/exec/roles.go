@@ -51,78 +51,27 @@ var (
 	runWords = append([]string{"run", "script", "cmd"}, terminalWords...)
 )
 
-// property is one property of an input schema, as far as roles care.
-type property struct {
-	name string
-	norm string
-	typ  string // "string", "array" (of strings), "number", or "" for anything else
-}
-
-func properties(schema json.RawMessage) (props []property, required map[string]bool) {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	_ = json.Unmarshal(schema, &s) // a malformed schema is core's finding; read what there is
-	required = map[string]bool{}
-	for _, r := range s.Required {
-		required[r] = true
-	}
-	for name, raw := range s.Properties {
-		var p struct {
-			Type  any `json:"type"`
-			Items struct {
-				Type any `json:"type"`
-			} `json:"items"`
-		}
-		_ = json.Unmarshal(raw, &p)
-		pr := property{name: name, norm: normalize(name)}
-		switch typeName(p.Type) {
-		case "string", "":
-			pr.typ = "string"
-		case "number", "integer":
-			pr.typ = "number"
-		case "array":
-			if t := typeName(p.Items.Type); t == "string" || t == "" {
-				pr.typ = "array"
-			}
-		}
-		props = append(props, pr)
-	}
-	slices.SortFunc(props, func(a, b property) int { return strings.Compare(a.name, b.name) })
-	return props, required
-}
-
-func typeName(t any) string {
-	switch v := t.(type) {
-	case string:
-		return v
-	case []any:
-		for _, x := range v {
-			if s, ok := x.(string); ok && s != "null" {
-				return s
-			}
-		}
+// kind is what the roles make of a property's type: "string" (or
+// untyped), "array" (of strings), "number", or "" for anything else.
+func kind(p packs.Prop) string {
+	switch {
+	case p.Text():
+		return "string"
+	case p.Number():
+		return "number"
+	case p.TextList():
+		return "array"
 	}
 	return ""
 }
 
-func normalize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || r == '.' || unicode.IsSpace(r) {
-			return -1
-		}
-		return unicode.ToLower(r)
-	}, s)
-}
-
 // pick returns the first property of type typ whose normalized name is in
 // names (in the order of names).
-func pick(props []property, typ string, names []string) string {
+func pick(props []packs.Prop, typ string, names []string) string {
 	for _, n := range names {
 		for _, p := range props {
-			if p.typ == typ && p.norm == n {
-				return p.name
+			if kind(p) == typ && p.Norm == n {
+				return p.Name
 			}
 		}
 	}
@@ -137,7 +86,7 @@ func pick(props []property, typ string, names []string) string {
 func Tools(s *packs.Surface, hints []Hint) []Tool {
 	var out []Tool
 	for _, t := range s.Tools {
-		props, required := properties(t.InputSchema)
+		props := packs.Props(t.InputSchema)
 		et := Tool{Name: t.Name, Schema: t.InputSchema}
 		if i := slices.IndexFunc(hints, func(h Hint) bool { return h.Tool == t.Name }); i >= 0 {
 			h := hints[i]
@@ -149,13 +98,13 @@ func Tools(s *packs.Surface, hints []Hint) []Tool {
 			continue
 		}
 		et.Command = pick(props, "string", commandNames)
-		if normalize(et.Command) == "script" && !nameHas(t.Name, runWords) {
+		if packs.NormalizeName(et.Command) == "script" && !nameHas(t.Name, runWords) {
 			et.Command = "" // a script to evaluate (JavaScript in a page), not a command line
 		}
 		if et.Command == "" && nameHas(t.Name, terminalWords) {
 			et.Command = pick(props, "string", inputNames)
 		}
-		if et.Command == "" || needsSession(props, required) {
+		if et.Command == "" || needsSession(props) {
 			continue
 		}
 		out = append(out, complete(et, props))
@@ -164,7 +113,7 @@ func Tools(s *packs.Surface, hints []Hint) []Tool {
 }
 
 // complete fills the optional arguments the hint or the guess left empty.
-func complete(et Tool, props []property) Tool {
+func complete(et Tool, props []packs.Prop) Tool {
 	if et.Args == "" {
 		et.Args = pick(props, "array", argsNames)
 	}
@@ -173,13 +122,13 @@ func complete(et Tool, props []property) Tool {
 	}
 	if et.Timeout == "" {
 		for _, p := range props {
-			if p.typ == "number" && strings.Contains(p.norm, "timeout") {
-				et.Timeout = p.name
+			if kind(p) == "number" && strings.Contains(p.Norm, "timeout") {
+				et.Timeout = p.Name
 				break
 			}
 		}
 	}
-	n := normalize(et.Timeout)
+	n := packs.NormalizeName(et.Timeout)
 	et.TimeoutMillis = strings.HasSuffix(n, "ms") || strings.Contains(n, "milli")
 	return et
 }
@@ -204,9 +153,9 @@ func nameHas(name string, of []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(of, w) })
 }
 
-func needsSession(props []property, required map[string]bool) bool {
+func needsSession(props []packs.Prop) bool {
 	for _, p := range props {
-		if required[p.name] && slices.Contains(sessionNames, p.norm) {
+		if p.Required && slices.Contains(sessionNames, p.Norm) {
 			return true
 		}
 	}

@@ -55,7 +55,7 @@ func inferRole(t packs.Tool) (role Role, recursive bool, how string) {
 		how = "its title"
 	}
 	if role == "" {
-		if ws := words(t.Description); len(ws) > 0 {
+		if ws := packs.Words(t.Description); len(ws) > 0 {
 			role, recursive = roleByName(ws[0])
 			how = "the first word of its description"
 		}
@@ -109,13 +109,13 @@ func (r *run) learnNow(ft Tool) learned {
 		return learned{why: fmt.Sprintf("its input schema lists no arguments and its refusal of a call with no arguments names none (%s), so its path argument is unknown (role %s from %s); a hint (hints.fs.%s) makes it testable", clip(text, 120), ft.Role, ft.How, ft.Name)}
 	}
 	schema := learnedSchema(args)
-	props, required := properties(schema)
+	props := packs.Props(schema)
 	names := make([]string, len(args))
 	for i, a := range args {
 		names[i] = a.name
 	}
 	ft.Schema = schema
-	done, ok := complete(ft, props, required)
+	done, ok := complete(ft, props)
 	if !ok {
 		return learned{why: fmt.Sprintf("its input schema lists no arguments; the server asked for %s, none of which carries a path for role %s (from %s)", strings.Join(names, ", "), ft.Role, ft.How)}
 	}
@@ -165,7 +165,7 @@ func argsFromError(text string) []learnedArg {
 		}
 		if typ != "array" {
 			typ = "string"
-			if slices.Contains(manyNames, normalize(name)) {
+			if slices.Contains(manyNames, packs.NormalizeName(name)) {
 				typ = "array"
 			}
 		}

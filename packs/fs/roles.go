@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/sealmark/sealmark/packs"
 )
@@ -67,72 +66,6 @@ type Tool struct {
 	How string
 }
 
-// property is one property of an input schema, as far as roles care.
-type property struct {
-	name  string
-	norm  string // lower case without _ - . and spaces
-	str   bool   // a string (or untyped)
-	strs  bool   // an array of strings
-	items json.RawMessage
-}
-
-func properties(schema json.RawMessage) (props []property, required map[string]bool) {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	_ = json.Unmarshal(schema, &s) // a malformed schema is core's finding; read what there is
-	required = map[string]bool{}
-	for _, r := range s.Required {
-		required[r] = true
-	}
-	for name, raw := range s.Properties {
-		var p struct {
-			Type  any             `json:"type"`
-			Items json.RawMessage `json:"items"`
-		}
-		_ = json.Unmarshal(raw, &p)
-		pr := property{name: name, norm: normalize(name), items: p.Items}
-		switch typeName(p.Type) {
-		case "string", "":
-			pr.str = true
-		case "array":
-			var it struct {
-				Type any `json:"type"`
-			}
-			_ = json.Unmarshal(p.Items, &it)
-			t := typeName(it.Type)
-			pr.strs = t == "string" || t == ""
-		}
-		props = append(props, pr)
-	}
-	slices.SortFunc(props, func(a, b property) int { return strings.Compare(a.name, b.name) })
-	return props, required
-}
-
-func typeName(t any) string {
-	switch v := t.(type) {
-	case string:
-		return v
-	case []any:
-		for _, x := range v {
-			if s, ok := x.(string); ok && s != "null" {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
-func normalize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || r == '.' || unicode.IsSpace(r) {
-			return -1
-		}
-		return unicode.ToLower(r)
-	}, s)
-}
-
 // Argument names, normalized, by what they carry.
 var (
 	pathNames    = []string{"path", "file", "filename", "filepath", "fullpath", "uri", "fileuri", "dir", "directory", "dirpath", "folder", "location"}
@@ -150,11 +83,11 @@ var (
 
 // pick returns the first string property whose normalized name is in names
 // (in the order of names), skipping those already taken.
-func pick(props []property, names []string, taken ...string) string {
+func pick(props []packs.Prop, names []string, taken ...string) string {
 	for _, n := range names {
 		for _, p := range props {
-			if p.str && p.norm == n && !slices.Contains(taken, p.name) {
-				return p.name
+			if p.Text() && p.Norm == n && !slices.Contains(taken, p.Name) {
+				return p.Name
 			}
 		}
 	}
@@ -163,50 +96,23 @@ func pick(props []property, names []string, taken ...string) string {
 
 // pathArg is the argument of a single-path tool: a name from pathNames, or
 // one ending like a path, preferring required ones.
-func pathArg(props []property, required map[string]bool) string {
+func pathArg(props []packs.Prop) string {
 	if p := pick(props, pathNames); p != "" {
 		return p
 	}
 	for _, req := range []bool{true, false} {
 		for _, p := range props {
-			if !p.str || required[p.name] != req {
+			if !p.Text() || p.Required != req {
 				continue
 			}
 			for _, suf := range pathSuffixes {
-				if strings.HasSuffix(p.norm, suf) {
-					return p.name
+				if strings.HasSuffix(p.Norm, suf) {
+					return p.Name
 				}
 			}
 		}
 	}
 	return ""
-}
-
-// words splits a tool name (or a title or description) into lower-case
-// words at anything but letters and digits, and at camelCase boundaries.
-func words(name string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	rs := []rune(name)
-	for i, r := range rs {
-		switch {
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
-			flush()
-		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1])):
-			flush()
-			cur = append(cur, r)
-		default:
-			cur = append(cur, r)
-		}
-	}
-	flush()
-	return out
 }
 
 func hasAny(ws []string, names ...string) bool {
@@ -220,7 +126,7 @@ func hasAny(ws []string, names ...string) bool {
 
 // roleByName guesses a role from the tool's name alone, or "".
 func roleByName(name string) (Role, bool) {
-	ws := words(name)
+	ws := packs.Words(name)
 	creates := hasAny(ws, "create", "make", "new", "add", "ensure")
 	switch {
 	case hasAny(ws, "symlink", "ln") || hasAny(ws, "link") && creates:
@@ -300,7 +206,7 @@ func classify(s *packs.Surface, hints []Hint) (ready, pending []Tool) {
 }
 
 func guess(t packs.Tool) (Tool, bool) {
-	props, required := properties(t.InputSchema)
+	props := packs.Props(t.InputSchema)
 	role, recursive := roleByName(t.Name)
 	readOnly := t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint
 	if role == "" && t.ReadOnly() {
@@ -313,8 +219,8 @@ func guess(t packs.Tool) (Tool, bool) {
 		return Tool{}, false
 	}
 	ft := Tool{Name: t.Name, Role: role, Recursive: recursive, Schema: t.InputSchema}
-	ft, ok := complete(ft, props, required)
-	if ok && normalize(ft.Path) == "location" && !fileish(t) {
+	ft, ok := complete(ft, props)
+	if ok && packs.NormalizeName(ft.Path) == "location" && !fileish(t) {
 		return Tool{}, false // a place on a map, not in a file system
 	}
 	return ft, ok
@@ -323,19 +229,19 @@ func guess(t packs.Tool) (Tool, bool) {
 // fileish reports whether the tool's name, title or description speaks of
 // files, directories or paths.
 func fileish(t packs.Tool) bool {
-	return hasAny(words(t.Name+" "+cmpOr(t.Title, t.Annotations.Title)+" "+t.Description), fileWords...)
+	return hasAny(packs.Words(t.Name+" "+cmpOr(t.Title, t.Annotations.Title)+" "+t.Description), fileWords...)
 }
 
 func fromHint(t packs.Tool, h Hint) (Tool, bool) {
-	props, required := properties(t.InputSchema)
+	props := packs.Props(t.InputSchema)
 	ft := Tool{Name: t.Name, Role: h.Role, Path: h.Path, To: h.To, Schema: t.InputSchema}
 	_, ft.Recursive = roleByName(t.Name)
-	return complete(ft, props, required)
+	return complete(ft, props)
 }
 
 // complete finds the arguments the role needs; false when a needed one is
 // missing.
-func complete(ft Tool, props []property, required map[string]bool) (Tool, bool) {
+func complete(ft Tool, props []packs.Prop) (Tool, bool) {
 	switch ft.Role {
 	case Move:
 		ft.Path = cmpOr(ft.Path, pick(props, sourceNames))
@@ -345,18 +251,18 @@ func complete(ft Tool, props []property, required map[string]bool) (Tool, bool) 
 		ft.Path = cmpOr(ft.Path, pick(props, linkNames, ft.To))
 	case Read, ReadMany:
 		if ft.Path == "" {
-			ft.Path = pathArg(props, required)
+			ft.Path = pathArg(props)
 		}
 		if many := manyArg(props); ft.Path == "" && many != "" || ft.Role == ReadMany {
 			ft.Role, ft.Path = ReadMany, cmpOr(ft.Path, many)
 		}
 	default:
-		ft.Path = cmpOr(ft.Path, pathArg(props, required))
+		ft.Path = cmpOr(ft.Path, pathArg(props))
 	}
 	if ft.Path == "" || (ft.Role == Move || ft.Role == Link) && ft.To == "" {
 		return Tool{}, false
 	}
-	ft.URI = strings.Contains(normalize(ft.Path), "uri") || strings.Contains(normalize(ft.Path), "url")
+	ft.URI = strings.Contains(packs.NormalizeName(ft.Path), "uri") || strings.Contains(packs.NormalizeName(ft.Path), "url")
 	switch ft.Role {
 	case Search:
 		ft.Pattern = pick(props, patternNames, ft.Path)
@@ -368,11 +274,11 @@ func complete(ft Tool, props []property, required map[string]bool) (Tool, bool) 
 	return ft, true
 }
 
-func manyArg(props []property) string {
+func manyArg(props []packs.Prop) string {
 	for _, n := range manyNames {
 		for _, p := range props {
-			if p.strs && p.norm == n {
-				return p.name
+			if p.TextList() && p.Norm == n {
+				return p.Name
 			}
 		}
 	}
@@ -381,15 +287,15 @@ func manyArg(props []property) string {
 
 // editShape finds how an edit tool takes its replacement: an array of
 // {old, new} objects, or two top-level strings.
-func editShape(props []property, path string) (arr, old, neu string) {
+func editShape(props []packs.Prop, path string) (arr, old, neu string) {
 	for _, p := range props {
-		if len(p.items) == 0 {
+		if len(p.Items) == 0 {
 			continue
 		}
-		items, _ := properties(p.items)
+		items := packs.Props(p.Items)
 		o, n := pick(items, oldNames), pick(items, newNames)
 		if o != "" && n != "" {
-			return p.name, o, n
+			return p.Name, o, n
 		}
 	}
 	o, n := pick(props, oldNames, path), pick(props, newNames, path)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/fs"
 )
 
 // injection is one value that turns an argument into an option or a
@@ -109,7 +108,7 @@ func (r *run) inject(t Tool, arg string, forms []injection, list bool) {
 		if r.dead {
 			return
 		}
-		if in.words != nil && !hasAny(fs.Words(t.Name), in.words...) {
+		if in.words != nil && !hasAny(packs.Words(t.Name), in.words...) {
 			continue
 		}
 		name := r.name("out")

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/fs"
 )
 
 // Op is what a git tool does, as far as the probes care.
@@ -68,15 +67,15 @@ func Tools(s *packs.Surface) []Tool {
 }
 
 func guess(t packs.Tool) (Tool, bool) {
-	ws := fs.Words(t.Name)
-	args := fs.Args(t.InputSchema)
+	ws := packs.Words(t.Name)
+	args := packs.Props(t.InputSchema)
 	gt := Tool{Name: t.Name, Schema: t.InputSchema}
 	gt.Op = opOf(ws, t)
 	taken := []string{}
 	pick := func(names []string) string {
 		for _, n := range names {
 			for _, a := range args {
-				if a.String && a.Norm == n && !slices.Contains(taken, a.Name) {
+				if a.Text() && a.Norm == n && !slices.Contains(taken, a.Name) {
 					taken = append(taken, a.Name)
 					return a.Name
 				}
@@ -105,16 +104,16 @@ func guess(t packs.Tool) (Tool, bool) {
 	}
 	for _, a := range args {
 		switch {
-		case a.Strings && slices.Contains(pathsNames, a.Norm):
+		case a.TextList() && slices.Contains(pathsNames, a.Norm):
 			gt.Paths = a.Name
-		case a.String && !slices.Contains(taken, a.Name) && !fixed(a.Schema):
+		case a.Text() && !slices.Contains(taken, a.Name) && !fixed(a.Schema):
 			gt.Refs = append(gt.Refs, a.Name)
 		}
 		if a.Name == gt.Repo {
 			gt.RepoRequired = a.Required
 		}
 	}
-	isGit := hasAny(ws, gitWords...) || gt.Repo != "" && slices.ContainsFunc(args, func(a fs.Arg) bool {
+	isGit := hasAny(ws, gitWords...) || gt.Repo != "" && slices.ContainsFunc(args, func(a packs.Prop) bool {
 		return a.Name == gt.Repo && strings.Contains(a.Norm, "repo")
 	})
 	if !isGit {

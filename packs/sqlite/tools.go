@@ -3,7 +3,7 @@ package sqlite
 import (
 	"encoding/json"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/sealmark/sealmark/packs"
@@ -91,59 +91,20 @@ func pick(props []string, re *regexp.Regexp) string {
 // stringProps returns the names of a schema's string properties and of its
 // string-array properties, sorted.
 func stringProps(schema json.RawMessage) (strs, arrays []string) {
-	var s struct {
-		Properties map[string]struct {
-			Type  any `json:"type"`
-			Items struct {
-				Type any `json:"type"`
-			} `json:"items"`
-		} `json:"properties"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return nil, nil
-	}
-	for name, p := range s.Properties {
+	for _, p := range packs.Props(schema) {
 		switch {
-		case isType(p.Type, "string"):
-			strs = append(strs, name)
-		case isType(p.Type, "array") && isType(p.Items.Type, "string") && columnsArg.MatchString(name):
-			arrays = append(arrays, name)
+		case slices.Contains(p.Types, "string"):
+			strs = append(strs, p.Name)
+		case slices.Contains(p.Types, "array") && p.ItemType == "string" && columnsArg.MatchString(p.Name):
+			arrays = append(arrays, p.Name)
 		}
 	}
-	sort.Strings(strs)
-	sort.Strings(arrays)
 	return strs, arrays
 }
 
 // needsObject reports whether the schema requires an object argument.
 func needsObject(schema json.RawMessage) bool {
-	var s struct {
-		Properties map[string]struct {
-			Type any `json:"type"`
-		} `json:"properties"`
-		Required []string `json:"required"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return false
-	}
-	for _, name := range s.Required {
-		if isType(s.Properties[name].Type, "object") {
-			return true
-		}
-	}
-	return false
-}
-
-func isType(t any, want string) bool {
-	switch v := t.(type) {
-	case string:
-		return v == want
-	case []any:
-		for _, x := range v {
-			if x == want {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(packs.Props(schema), func(p packs.Prop) bool {
+		return p.Required && slices.Contains(p.Types, "object")
+	})
 }
