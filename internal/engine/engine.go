@@ -175,14 +175,16 @@ func (e *Engine) Packs() []packs.Pack {
 	return out
 }
 
-// wantsGit reports whether the run needs the git pack's repositories: the
-// git pack is selected, or the configuration names {repo}. They cost a few
-// git commands, so other runs go without.
+// wantsGit reports whether the sandbox is made with the git pack's
+// repositories at once: the configuration names {repo}, or the git pack is
+// the first selected pack (no start before it shows whether it applies).
+// Otherwise a run that selects the git pack stages them just before the
+// git pack's start, once the first start's surface shows that it applies
+// (stageGit): they cost over a dozen git commands, so runs whose server
+// has no git tool go without.
 func (e *Engine) wantsGit() bool {
-	for _, p := range e.Packs() {
-		if p.Name == "git" {
-			return true
-		}
+	if ps := e.Packs(); len(ps) > 0 && ps[0].Name == gitPack {
+		return true
 	}
 	texts := append([]string{e.cfg.Start, e.cfg.URL}, e.cfg.Args...)
 	for _, kv := range e.cfg.Env {

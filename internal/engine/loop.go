@@ -130,6 +130,9 @@ func (e *Engine) runPack(ctx context.Context, t T, pk packs.Pack, h Hooks) {
 			return
 		}
 	}
+	if pk.Name == gitPack {
+		e.stageGit()
+	}
 	starts := []packs.Start{{}}
 	if pk.Starts != nil {
 		var err error

@@ -26,11 +26,20 @@ type watch struct {
 	upstream *upstream.Stub
 	process  *process.Observer // nil where /proc is absent
 	limits   *limits.Watcher   // each start's cgroup leaf counts the limits it met
+	files    *files.Observer
 	marker   string            // NAME=VALUE in every server's environment
 	notes    []string          // what applied and what is weaker, for the sandbox: line
 	line     string            // the observers' part of the isolation line
 	egress   bool              // the seccomp egress observer watches a start
 	undo     func()            // removes closeObservers from the signal-path cleanup
+}
+
+// filesObserver is the run's files observer, nil before Open.
+func (e *Engine) filesObserver() *files.Observer {
+	if e.watch == nil {
+		return nil
+	}
+	return e.watch.files
 }
 
 // openObservers starts the observers that watch the sandbox and the
@@ -70,6 +79,7 @@ func (e *Engine) openObservers() error {
 		return fmt.Errorf("the files observer: %v", err)
 	}
 	w.all = append(w.all, fo)
+	w.files = fo
 
 	w.marker = e.marker
 	tracking := []string{"pgid"}

@@ -168,10 +168,38 @@ func (s *Sandbox) makeRepos(gitRepo bool) {
 	} else {
 		s.CanaryRepo, s.CanaryRepoSecret = dir, secret
 	}
-	if !gitRepo {
-		return
+	if gitRepo {
+		s.makeGitRepos(g)
 	}
-	dir = filepath.Join(s.Root, "repo")
+}
+
+// StageGit makes root/repo and the rest of the git pack's layout in a
+// sandbox made without Options.GitRepo: a run that learns from its first
+// start that the git pack applies stages them just before the git pack's
+// start, and other runs never pay for them. The layout is the one New
+// makes with Options.GitRepo (fixed content, dates and identities, so the
+// same commit hashes); what cannot be made becomes a note, as in New. It
+// returns the notes it added, and does nothing when the layout was made.
+func (s *Sandbox) StageGit() []string {
+	if s.Repo != "" || s.gitTried {
+		return nil
+	}
+	s.gitTried = true
+	n := len(s.Notes)
+	g, err := findGit(s.Home)
+	g.ctx = s.ctx
+	if err != nil {
+		s.note("root/repo: not made: git not found: %v", err)
+	} else {
+		s.makeGitRepos(g)
+	}
+	return append([]string(nil), s.Notes[n:]...)
+}
+
+// makeGitRepos makes root/repo and the rest of the git pack's layout.
+func (s *Sandbox) makeGitRepos(g git) {
+	s.gitTried = true
+	dir := filepath.Join(s.Root, "repo")
 	if err := s.makeWorkRepo(g, dir); err != nil {
 		s.note("root/repo: not made: %v", err)
 		_ = removeTree(dir)

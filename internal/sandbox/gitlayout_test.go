@@ -91,3 +91,36 @@ func TestHostileRepoRunsCanary(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestStageGitLater proves a sandbox made without the git layout gets the
+// same layout from StageGit (the same commit hashes as New with GitRepo),
+// once: a second StageGit does nothing.
+func TestStageGitLater(t *testing.T) {
+	needGit(t)
+	eager := newSandbox(t, Options{GitRepo: true})
+	s := newSandbox(t, Options{})
+	if s.Repo != "" || s.Git.Hostile != "" || s.Git.EvilRepo != "" {
+		t.Fatalf("a sandbox without GitRepo has the git layout: repo %q, hostile %q, evil %q", s.Repo, s.Git.Hostile, s.Git.EvilRepo)
+	}
+	if _, err := os.Lstat(filepath.Join(s.Root, "repo")); !os.IsNotExist(err) {
+		t.Fatalf("root/repo exists before StageGit: %v", err)
+	}
+	if notes := s.StageGit(); len(notes) > 0 {
+		t.Fatalf("StageGit notes: %q", notes)
+	}
+	for _, dir := range []string{"repo", "hostile"} {
+		if got, want := gitOut(t, filepath.Join(s.Root, dir), "rev-parse", "HEAD"), gitOut(t, filepath.Join(eager.Root, dir), "rev-parse", "HEAD"); got != want {
+			t.Errorf("root/%s HEAD %s after StageGit, want %s as New with GitRepo makes it", dir, got, want)
+		}
+	}
+	if got := gitOut(t, s.Repo, "status", "--porcelain"); got != gitOut(t, eager.Repo, "status", "--porcelain") {
+		t.Errorf("root/repo status %q after StageGit, want what New with GitRepo makes", got)
+	}
+	if s.Git.Remote == "" || s.Git.LinkRepo == "" || s.Git.EvilRepoSecret == "" || !slices.Contains(s.Secrets(), s.Git.EvilRepoSecret) {
+		t.Errorf("StageGit left out part of the layout: %+v", s.Git)
+	}
+	repo := s.Repo
+	if notes := s.StageGit(); notes != nil || s.Repo != repo {
+		t.Errorf("a second StageGit = %q, repo %q; want nothing done", notes, s.Repo)
+	}
+}

@@ -61,12 +61,14 @@ type Sandbox struct {
 
 	CanaryRepo       string    // canary/repo: a git repository with one commit; "" without git
 	CanaryRepoSecret string    // content of the repository's one file, also in its commit message
-	Repo             string    // root/repo with Options.GitRepo: one commit, a staged change, an untracked file and an untracked link to CanaryRepo; "" otherwise
-	Git              GitLayout // with Options.GitRepo: the git pack's other repositories
+	Repo             string    // root/repo with Options.GitRepo or after StageGit: one commit, a staged change, an untracked file and an untracked link to CanaryRepo; "" otherwise
+	Git              GitLayout // with Options.GitRepo or after StageGit: the git pack's other repositories
 
 	SQLite *SQLite // root/app.db and canary/other.db once StageSQLite made them; nil before
 
 	Notes []string // what could not be made, and why
+
+	gitTried bool // the git pack's layout was made or tried (New with GitRepo, or StageGit)
 
 	ctx  context.Context // ends when a signal's cleanup stops New: git commands in flight are killed
 	undo func()          // removes the sandbox's signal-path removal from cleanup
