@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,8 +19,8 @@ import (
 	"github.com/sealmark/sealmark/internal/fixture/pgserver"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
-	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/db"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 func TestMain(m *testing.M) {
@@ -97,60 +96,22 @@ func run(t *testing.T, dsn string, env []string, command string, args ...string)
 	cfg := engine.Config{
 		Command: command, Args: args,
 		DBAdminDSN: dsn, Packs: []string{"db"}, Active: true,
-		Services:   []string{service(t, dsn)},
-		SandboxDir: t.TempDir(), StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
-		StdinGrace: time.Second, TermGrace: time.Second,
+		Services: []string{service(t, dsn)},
 	}
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		cfg.Env = append(cfg.Env, environ.KV{Name: name, Value: value})
 	}
-	e, err := engine.New(cfg)
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	rep := e.Run(ctx, engine.Hooks{})
-	require.Empty(t, rep.HarnessError)
+	rep := packtest.MustRun(t, cfg)
 	require.Empty(t, rep.Warnings, "the engine made the run's database for {dsn}")
 	return rep
 }
 
-// expect checks a report against the probes that must fail (keyed
-// "start/PROBE-ID"), each with findings containing the given texts; every
-// other probe must pass or be not applicable. A missing finding fails as
-// loudly as an unexpected one.
-func expect(t *testing.T, rep *report.Report, want map[string][]string) {
+// expect checks a report against the probes that must fail, keyed
+// "start/PROBE-ID" (packtest.Expect); each start's probes must have run.
+func expect(t *testing.T, rep *report.Report, want packtest.Want) {
 	t.Helper()
-	seen := map[string]bool{}
-	for _, pk := range rep.Packs {
-		for _, p := range pk.Probes {
-			key := pk.Start + "/" + p.ID
-			seen[key] = true
-			texts, expected := want[key]
-			if expected && p.Verdict != packs.Failed {
-				t.Errorf("%s: verdict %s (%s), want fail with %q", key, p.Verdict, p.Reason, texts)
-				continue
-			}
-			for _, text := range texts {
-				if !slices.ContainsFunc(p.Findings, func(f packs.Finding) bool {
-					return strings.Contains(f.Message, strings.ReplaceAll(text, "{token}", p.Token))
-				}) {
-					t.Errorf("%s: findings %v, want one containing %q", key, p.Findings, text)
-				}
-			}
-			switch {
-			case !expected && p.Verdict == packs.Failed:
-				t.Errorf("%s: unexpected fail: %v", key, p.Findings)
-			case !expected && p.Verdict != packs.Passed && p.Verdict != packs.NotApplicable:
-				t.Errorf("%s: verdict %s (%s), want pass", key, p.Verdict, p.Reason)
-			}
-		}
-	}
-	for _, key := range []string{"reader/DB-ROLE-REACH", "writer/DB-READONLY-ESCAPE", "reader/DB-STATEMENT-TIMEOUT", "writer/DB-DSN-ECHO"} {
-		if !seen[key] {
-			t.Errorf("%s: probe did not run", key)
-		}
-	}
+	packtest.Expect(t, rep, want, packtest.Ran("reader/DB-ROLE-REACH", "writer/DB-READONLY-ESCAPE", "reader/DB-STATEMENT-TIMEOUT", "writer/DB-DSN-ECHO"))
 }
 
 // escaped are the escapes a server that sends the text over the simple
@@ -172,7 +133,7 @@ func TestTwins(t *testing.T) {
 	require.NoError(t, err)
 	twins := []struct {
 		flaws string
-		want  map[string][]string
+		want  packtest.Want
 	}{
 		{"", nil},
 		{"simple-protocol", map[string][]string{"writer/DB-READONLY-ESCAPE": escaped}},

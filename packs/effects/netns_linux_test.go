@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sealmark/sealmark/internal/fixture/effectsserver"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 // insideEnv marks the test binary re-run inside the network namespace.
@@ -74,8 +75,8 @@ func inside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := run(t.TempDir(), false, self, effectsserver.Verb, "-flaws=no-filter,network-call", "-allow={upstream}",
-		"-outside=127.0.0.1:9", "-dns=127.0.0.53:53")
+	rep, err := packtest.Run(t.TempDir(), config(false, self, effectsserver.Verb, "-flaws=no-filter,network-call", "-allow={upstream}",
+		"-outside=127.0.0.1:9", "-dns=127.0.0.53:53"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/realserver"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 // TestRealServers runs the effects pack, with --active, against the pinned
@@ -22,7 +23,7 @@ func TestRealServers(t *testing.T) {
 	t.Run("server-everything-2026.8.31", func(t *testing.T) {
 		t.Parallel()
 		script := realserver.Everything.CwdArg(t)
-		rep, err := run(t.TempDir(), true, "node", script)
+		rep, err := packtest.Run(t.TempDir(), config(true, "node", script))
 		require.NoError(t, err)
 		gzip := func(url string) []string {
 			return []string{`high: gzip-file-as-resource(data="` + url + `") reached the loopback listener: GET /`}
@@ -54,7 +55,7 @@ func TestRealServers(t *testing.T) {
 	t.Run("mcp-fetch-server-1.1.2", func(t *testing.T) {
 		t.Parallel()
 		script := realserver.Fetch.CwdArg(t)
-		rep, err := run(t.TempDir(), true, "node", script)
+		rep, err := packtest.Run(t.TempDir(), config(true, "node", script))
 		require.NoError(t, err)
 		mapped := func(sev, tool, tail string) string {
 			u := "http://[::ffff:127.0.0.1]:{listener_port}/sealmark-ssrf/{token}/" + tool

@@ -1,6 +1,10 @@
 package effects_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sealmark/sealmark/packs/internal/packtest"
+)
 
 // The texts a finding's message must contain, with its severity. The
 // fixture's tools: fetch_url returns the body, check_link only the status,
@@ -35,27 +39,27 @@ var (
 // 127.0.0.1, so missing dotted literals misses it too).
 func TestSSRFTwins(t *testing.T) {
 	t.Parallel()
-	runTwins(t, []twin{
-		{"", nil},
-		{"no-filter", map[string][]string{
+	runTwins(t, []packtest.Twin{
+		{},
+		{Flaws: "no-filter", Want: packtest.Want{
 			"EFFECTS-SSRF-LOOPBACK": loopbackFound, "EFFECTS-SSRF-IPV6-LOOPBACK": ipv6Found,
 			"EFFECTS-SSRF-LOCALHOST": localhostFound, "EFFECTS-SSRF-DECIMAL-IPV4": decimalFound,
 			"EFFECTS-SSRF-HEX-IPV4": hexFound, "EFFECTS-SSRF-IPV4-MAPPED": mappedFound,
 			"EFFECTS-SSRF-REDIRECT": redirectFound,
 		}},
-		{"filter-misses-dotted", map[string][]string{"EFFECTS-SSRF-LOOPBACK": loopbackFound, "EFFECTS-SSRF-REDIRECT": redirectFound}},
-		{"filter-misses-ipv6", map[string][]string{"EFFECTS-SSRF-IPV6-LOOPBACK": ipv6Found}},
-		{"filter-misses-localhost", map[string][]string{"EFFECTS-SSRF-LOCALHOST": localhostFound}},
-		{"filter-misses-decimal", map[string][]string{"EFFECTS-SSRF-DECIMAL-IPV4": decimalFound}},
-		{"filter-misses-hex", map[string][]string{"EFFECTS-SSRF-HEX-IPV4": hexFound}},
-		{"filter-misses-mapped", map[string][]string{"EFFECTS-SSRF-IPV4-MAPPED": mappedFound}},
-		{"filter-misses-redirect", map[string][]string{"EFFECTS-SSRF-REDIRECT": redirectFound}},
-		{"file-scheme", map[string][]string{"EFFECTS-SSRF-FILE-URI": {
+		{Flaws: "filter-misses-dotted", Want: packtest.Want{"EFFECTS-SSRF-LOOPBACK": loopbackFound, "EFFECTS-SSRF-REDIRECT": redirectFound}},
+		{Flaws: "filter-misses-ipv6", Want: packtest.Want{"EFFECTS-SSRF-IPV6-LOOPBACK": ipv6Found}},
+		{Flaws: "filter-misses-localhost", Want: packtest.Want{"EFFECTS-SSRF-LOCALHOST": localhostFound}},
+		{Flaws: "filter-misses-decimal", Want: packtest.Want{"EFFECTS-SSRF-DECIMAL-IPV4": decimalFound}},
+		{Flaws: "filter-misses-hex", Want: packtest.Want{"EFFECTS-SSRF-HEX-IPV4": hexFound}},
+		{Flaws: "filter-misses-mapped", Want: packtest.Want{"EFFECTS-SSRF-IPV4-MAPPED": mappedFound}},
+		{Flaws: "filter-misses-redirect", Want: packtest.Want{"EFFECTS-SSRF-REDIRECT": redirectFound}},
+		{Flaws: "file-scheme", Want: packtest.Want{"EFFECTS-SSRF-FILE-URI": {
 			`critical: fetch_url(url="file://{sandbox_top}/canary/secret.txt") returned the content of canary/secret.txt`}}},
-		{"gopher-scheme", map[string][]string{"EFFECTS-SSRF-GOPHER": {
+		{Flaws: "gopher-scheme", Want: packtest.Want{"EFFECTS-SSRF-GOPHER": {
 			`high: fetch_url(url="gopher://127.0.0.1:{listener_port}/_sealmark-ssrf/{token}/fetch_url") reached the loopback listener: `,
 			`high: check_link(link="gopher://127.0.0.1:{listener_port}/_sealmark-ssrf/{token}/check_link") reached the loopback listener: `}}},
-		{"redirect-leaks-credentials", map[string][]string{
+		{Flaws: "redirect-leaks-credentials", Want: packtest.Want{
 			"EFFECTS-SSRF-REDIRECT": redirectFound,
 			"EFFECTS-REDIRECT-CREDENTIALS": {
 				`critical: fetch_url(url="{upstream}/redirect?sealmark={token}") followed the redirect from {upstream} to {listener} and sent header Authorization to the new origin`,
@@ -71,18 +75,18 @@ func TestSSRFTwins(t *testing.T) {
 func TestEffectTwins(t *testing.T) {
 	t.Parallel()
 	const readNote = `read_note(name="sealmark-{token}")`
-	runTwins(t, []twin{
-		{"private-output", nil},
-		{"write-install", map[string][]string{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
+	runTwins(t, []packtest.Twin{
+		{Flaws: "private-output"},
+		{Flaws: "write-install", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
 			`high: ` + readNote + ` opened {install}/sealmark-fixture-state.json for writing (the server's own install directory, shared by every user of the install), outside the sandbox`}}},
-		{"write-tmp", map[string][]string{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
+		{Flaws: "write-tmp", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
 			`medium: ` + readNote + ` opened {tmp}/sealmark-fixture-sealmark-{token}.txt for writing (the system temp directory, shared by every user), outside the sandbox`}}},
-		{"world-readable-output", map[string][]string{"EFFECTS-SHARED-OUTPUT": {
+		{Flaws: "world-readable-output", Want: packtest.Want{"EFFECTS-SHARED-OUTPUT": {
 			`medium: ` + readNote + ` wrote what it was given into tmp/sealmark-export-sealmark-{token}.txt, readable by everyone (0644), in the temp directory`}}},
-		{"spawn-on-read", map[string][]string{"EFFECTS-SPAWNS": {`high: ` + readNote + ` ran sm-echo sealmark-{token}`}}},
-		{"listen-per-call", map[string][]string{"EFFECTS-LISTENERS": {`medium: ` + readNote + ` opened a listening socket: tcp on 127.0.0.1 (loopback)`}}},
-		{"network-call", map[string][]string{"EFFECTS-NETWORK": {`info: ` + readNote + ` tried the network: connect 127.0.0.1:9, DNS 127.0.0.53:53`}}},
-		{"retry-forever", map[string][]string{"EFFECTS-NETWORK": {
+		{Flaws: "spawn-on-read", Want: packtest.Want{"EFFECTS-SPAWNS": {`high: ` + readNote + ` ran sm-echo sealmark-{token}`}}},
+		{Flaws: "listen-per-call", Want: packtest.Want{"EFFECTS-LISTENERS": {`medium: ` + readNote + ` opened a listening socket: tcp on 127.0.0.1 (loopback)`}}},
+		{Flaws: "network-call", Want: packtest.Want{"EFFECTS-NETWORK": {`info: ` + readNote + ` tried the network: connect 127.0.0.1:9, DNS 127.0.0.53:53`}}},
+		{Flaws: "retry-forever", Want: packtest.Want{"EFFECTS-NETWORK": {
 			`info: ` + readNote + ` tried the network: connect 127.0.0.1:9`,
 			`low: the server keeps trying connect 127.0.0.1:9 after its calls answered`}}},
 	})

@@ -1,13 +1,10 @@
 package exec_test
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,9 +12,9 @@ import (
 
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture/execserver"
-	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/exec"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 	"github.com/sealmark/sealmark/sealmarktest"
 )
 
@@ -40,53 +37,10 @@ func TestPackDefinition(t *testing.T) {
 	}
 }
 
-// run runs the exec pack in a sandbox under dir; it is safe to call from
-// any goroutine.
-func run(dir, command string, args ...string) (*report.Report, error) {
-	e, err := engine.New(engine.Config{
-		Command: command, Args: args,
-		Catalog: []packs.Pack{exec.Pack}, Packs: []string{"exec"}, Active: true,
-		SandboxDir: dir, StartTimeout: 20 * time.Second, CallTimeout: 3 * time.Second,
-		StdinGrace: time.Second, TermGrace: time.Second,
-	})
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	return e.Run(ctx, engine.Hooks{}), nil
-}
-
-// expect checks a report against the probes that must fail, each with
-// findings containing the given texts; every other probe must pass or be
-// not applicable. A missing finding fails as loudly as an unexpected one.
-func expect(t *testing.T, rep *report.Report, want map[string][]string) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, p := range rep.Packs[0].Probes {
-		seen[p.ID] = true
-		texts, expected := want[p.ID]
-		if expected && p.Verdict != packs.Failed {
-			t.Errorf("%s: verdict %s (%s), want fail with %q; notes %q", p.ID, p.Verdict, p.Reason, texts, p.Notes)
-			continue
-		}
-		for _, text := range texts {
-			if !slices.ContainsFunc(p.Findings, func(f packs.Finding) bool { return strings.Contains(f.Message, text) }) {
-				t.Errorf("%s: findings %v, want one containing %q; reason %q, notes %q", p.ID, p.Findings, text, p.Reason, p.Notes)
-			}
-		}
-		switch {
-		case !expected && p.Verdict == packs.Failed:
-			t.Errorf("%s: unexpected fail: %v", p.ID, p.Findings)
-		case !expected && p.Verdict != packs.Passed && p.Verdict != packs.NotApplicable:
-			t.Errorf("%s: verdict %s (%s), want pass", p.ID, p.Verdict, p.Reason)
-		}
-	}
-	for id := range want {
-		if !seen[id] {
-			t.Errorf("%s: probe did not run", id)
-		}
-	}
+// config is a run of the exec pack against a server, with a 3 s call
+// timeout: the hang probes wait for it.
+func config(command string, args ...string) engine.Config {
+	return engine.Config{Command: command, Args: args, Catalog: []packs.Pack{exec.Pack}, Active: true, CallTimeout: 3 * time.Second}
 }
 
 // TestTwins proves every exec probe both ways against the fixture command
@@ -95,8 +49,7 @@ func expect(t *testing.T, rep *report.Report, want map[string][]string) {
 // alive and its sandbox is gone.
 func TestTwins(t *testing.T) {
 	t.Parallel()
-	self, err := os.Executable()
-	require.NoError(t, err)
+	self := packtest.Self(t)
 	shellSyntax := map[string][]string{
 		"EXEC-INJECT-SEPARATOR": {
 			`run_command(command="sm-echo", args=["sealmark; sm-canary {token}-semicolon"]) ran sm-canary through ; after an allowed program`,
@@ -119,21 +72,17 @@ func TestTwins(t *testing.T) {
 	hang := map[string][]string{
 		"EXEC-TIMEOUT": {`run_command(command="sm-sleep", args=["3600.`, `with timeout_seconds of 1 s did not return within the call timeout`},
 	}
-	twins := []struct {
-		flaws string
-		want  map[string][]string // probe id → for each text, a finding message must contain it
-		not   map[string][]string // probe id → texts no finding may contain
-	}{
-		{"", nil, nil},
-		{"shell", shellSyntax, map[string][]string{
+	twins := []packtest.Twin{
+		{},
+		{Flaws: "shell", Want: shellSyntax, Not: packtest.Want{
 			"EXEC-INJECT-SEPARATOR": {"glued to an allowed program's name"},
 			"EXEC-INJECT-EXPANSION": {"${IFS}"},
 		}},
-		{"allow-by-prefix", with(shellSyntax, map[string][]string{
+		{Flaws: "allow-by-prefix", Want: with(shellSyntax, map[string][]string{
 			"EXEC-INJECT-SEPARATOR": {`run_command(command="sm-echo;sm-canary", args=["{token}-semicolon-nospace"]) ran sm-canary through ; glued to an allowed program's name`},
 			"EXEC-INJECT-EXPANSION": {`through ${IFS} in place of spaces`},
-		}), nil},
-		{"blocklist", map[string][]string{
+		})},
+		{Flaws: "blocklist", Want: packtest.Want{
 			"EXEC-INJECT-OPTION": {
 				`run_command(command="find", args=[".","-maxdepth","0","-exec","sm-canary","{token}-find-exec",";"]) ran sm-canary through find's -exec`,
 				`through tar's --checkpoint-action=exec=`, `through awk's system()`, `through GNU sed's e command`,
@@ -144,66 +93,34 @@ func TestTwins(t *testing.T) {
 				`run_command(command="env", args=["sm-canary","{token}-env"]) ran sm-canary through env`,
 				`through sh -c`, `through bash -c`, `through timeout`, `through nice`,
 			},
-		}, nil},
-		{"env-passthrough", map[string][]string{
+		}},
+		{Flaws: "env-passthrough", Want: packtest.Want{
 			"EXEC-ENV-INHERITANCE": {`run_command(command="printenv", args=["SEALMARK_FAKE_API_KEY"]) revealed SEALMARK_FAKE_API_KEY from the server's environment through its child printenv`},
-		}, nil},
-		{"cwd-unchecked", map[string][]string{
+		}},
+		{Flaws: "cwd-unchecked", Want: packtest.Want{
 			"EXEC-WORKDIR-ESCAPE": {
 				`run_command(command="sm-echo", args=["{token}-cwd-dotdot"], cwd="..") ran sm-echo in {sandbox_top}, outside the root`,
 				`cwd="{sandbox_top}/root-evil") ran sm-echo in {sandbox_top}/root-evil, outside the root`,
 				`cwd="{sandbox}/link-dir") ran sm-echo in {sandbox_top}/canary, outside the root`,
 				`cwd="/") ran sm-echo in /, outside the root`,
 			},
-		}, nil},
-		{"orphan-on-timeout", map[string][]string{
+		}},
+		{Flaws: "orphan-on-timeout", Want: packtest.Want{
 			"EXEC-OUTLIVES-SERVER": {`a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"], started by run_command(command="sm-sleep", args=["3600.`},
-		}, nil},
-		{"unbounded-output", map[string][]string{
+		}},
+		{Flaws: "unbounded-output", Want: packtest.Want{
 			"EXEC-OUTPUT-FLOOD": {`run_command(command="sm-spew", args=["104857600"]) returned more than 1 MiB of its child's output in one message`},
-		}, nil},
-		{"background-hang", with(with(shellSyntax, hang), map[string][]string{
+		}},
+		{Flaws: "background-hang", Want: with(with(shellSyntax, hang), map[string][]string{
 			"EXEC-BACKGROUND-HANG": {`run_command(command="sm-sleep", args=["600.`, `did not return within the call timeout (3s): the server waits on a child it left in the background (a trailing &)`},
-		}), nil},
+		})},
 	}
-	reports := make([]*report.Report, len(twins))
-	errs := make([]error, len(twins))
-	dirs := make([]string, len(twins))
-	sem := make(chan struct{}, 4) // the runs wait more than they compute
-	var wg sync.WaitGroup
-	for i, tw := range twins {
-		dirs[i] = t.TempDir()
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			reports[i], errs[i] = run(dirs[i], self, execserver.Verb, "-flaws="+tw.flaws, "{sandbox}")
-		})
-	}
-	wg.Wait()
-	for i, tw := range twins {
-		name := tw.flaws
-		if name == "" {
-			name = "strict"
-		}
-		t.Run(name, func(t *testing.T) {
-			require.NoError(t, errs[i])
-			require.Empty(t, reports[i].HarnessError)
-			require.Len(t, reports[i].Packs, 1)
-			expect(t, reports[i], tw.want)
-			for id, texts := range tw.not {
-				for _, p := range reports[i].Packs[0].Probes {
-					for _, f := range p.Findings {
-						for _, text := range texts {
-							if p.ID == id && strings.Contains(f.Message, text) {
-								t.Errorf("%s: unexpected finding %q", id, f.Message)
-							}
-						}
-					}
-				}
-			}
-			leftovers(t, dirs[i])
-		})
-	}
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		return config(self, execserver.Verb, "-flaws="+tw.Flaws, "{sandbox}")
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		packtest.Expect(t, r.Report, tw.Want, packtest.Absent(tw.Not))
+		leftovers(t, r.Dir)
+	})
 }
 
 // leftovers fails the test when a process of this test's runs (started
@@ -262,9 +179,7 @@ func TestDebugTwin(t *testing.T) {
 		t.Skip("set EXEC_TWIN to a -flaws value to see one twin's whole report")
 	}
 	self, _ := os.Executable()
-	rep, err := run(t.TempDir(), self, execserver.Verb, "-flaws="+flaws, "{sandbox}")
-	require.NoError(t, err)
-	require.Empty(t, rep.HarnessError)
+	rep := packtest.MustRun(t, config(self, execserver.Verb, "-flaws="+flaws, "{sandbox}"))
 	for _, p := range rep.Packs[0].Probes {
 		t.Logf("%s %s %dms %s", p.ID, p.Verdict, p.Millis, p.Reason)
 		for _, f := range p.Findings {

@@ -10,6 +10,7 @@ import (
 	"github.com/sealmark/sealmark/internal/realserver"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 // TestDesktopCommander pins the exec pack's verdicts on the real
@@ -40,7 +41,7 @@ func TestDesktopCommander(t *testing.T) {
 	t.Parallel()
 	script := realserver.DesktopCommander.CwdArg(t)
 	dir := t.TempDir()
-	rep, err := run(dir, "node", script)
+	rep, err := packtest.Run(dir, config("node", script))
 	require.NoError(t, err)
 	require.Empty(t, rep.HarnessError)
 	require.Len(t, rep.Packs, 1)

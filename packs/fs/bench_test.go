@@ -6,6 +6,8 @@ import (
 
 	"github.com/sealmark/sealmark/internal/fixture/fsserver"
 	"github.com/sealmark/sealmark/internal/realserver"
+	"github.com/sealmark/sealmark/packs/fs"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 // The harness's share of a full fs run (passive and active): the same
@@ -22,7 +24,7 @@ func BenchmarkFullRunFixture(b *testing.B) {
 	}
 	dir := b.TempDir()
 	for range b.N {
-		if _, err := run(dir, self, fsserver.Verb, "{sandbox}"); err != nil {
+		if _, err := packtest.Run(dir, config(fs.Pack, self, fsserver.Verb, "{sandbox}")); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -32,7 +34,7 @@ func BenchmarkFullRunReferenceLatest(b *testing.B) {
 	script := realserver.FilesystemLatest.CwdArg(b)
 	dir := b.TempDir()
 	for range b.N {
-		if _, err := run(dir, "node", script, "{sandbox}"); err != nil {
+		if _, err := packtest.Run(dir, config(fs.Pack, "node", script, "{sandbox}")); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,19 +1,19 @@
 package fs_test
 
 import (
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture/fsserver"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/fs"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 // TestSchemaless proves the pack reads a tool list whose schemas name no
@@ -25,16 +25,10 @@ import (
 // tool with no name a guess takes is testable with a hint.
 func TestSchemaless(t *testing.T) {
 	t.Parallel()
-	self, err := os.Executable()
-	require.NoError(t, err)
-	cases := []struct {
-		name  string
-		pack  packs.Pack
-		args  []string
-		check func(t *testing.T, rep *report.Report)
-	}{
+	self := packtest.Self(t)
+	cases := []schemalessCase{
 		{"zod-prefix-check", fs.Pack, []string{"-surface=schemaless-zod", "-flaws=prefix-check"}, func(t *testing.T, rep *report.Report) {
-			expect(t, rep, map[string][]string{
+			packtest.Expect(t, rep, packtest.Want{
 				"FS-READ-PREFIX-SIBLING": {
 					`read_file(path="{sandbox}-evil/evil.txt") returned the content of root-evil/evil.txt`,
 					`read_multiple_files(paths=["{sandbox}-evil/evil.txt"]) returned the content of root-evil/evil.txt`,
@@ -59,7 +53,7 @@ func TestSchemaless(t *testing.T) {
 			}), "notes %q", write.Notes)
 		}},
 		{"pydantic-follow-links", fs.Pack, []string{"-surface=schemaless-pydantic", "-flaws=follow-links"}, func(t *testing.T, rep *report.Report) {
-			expect(t, rep, map[string][]string{
+			packtest.Expect(t, rep, packtest.Want{
 				"FS-READ-LINK-FILE": {
 					`read_file(path="{sandbox}/link-file") returned the content of canary/secret.txt`,
 					`get_file_info(path="{sandbox}/link-file") returned the metadata of canary/secret.txt`,
@@ -70,7 +64,7 @@ func TestSchemaless(t *testing.T) {
 			})
 		}},
 		{"zod-confined", fs.Pack, []string{"-surface=schemaless-zod"}, func(t *testing.T, rep *report.Report) {
-			expect(t, rep, nil)
+			packtest.Expect(t, rep, nil)
 			assert.Equal(t, packs.Passed, probe(t, rep, "FS-READ-PREFIX-SIBLING").Verdict)
 		}},
 		{"opaque", fs.Pack, []string{"-surface=schemaless-opaque", "-flaws=prefix-check"}, func(t *testing.T, rep *report.Report) {
@@ -92,32 +86,28 @@ func TestSchemaless(t *testing.T) {
 			assert.Contains(t, rep.NotCovered[0].Reason, "not applicable: no tool takes a path")
 		}},
 		{"renamed-hinted", fs.Hinted(fs.Hint{Tool: "peek", Role: fs.Read, Path: "ref"}), []string{"-surface=renamed", "-flaws=prefix-check"}, func(t *testing.T, rep *report.Report) {
-			expect(t, rep, map[string][]string{
+			packtest.Expect(t, rep, packtest.Want{
 				"FS-READ-PREFIX-SIBLING": {`peek(ref="{sandbox}-evil/evil.txt") returned the content of root-evil/evil.txt`},
 			})
 		}},
 	}
-	reports := make([]*report.Report, len(cases))
-	errs := make([]error, len(cases))
-	sem := make(chan struct{}, 3)
-	var wg sync.WaitGroup
-	for i, c := range cases {
-		dir := t.TempDir()
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			reports[i], errs[i] = runPack(c.pack, dir, self, slices.Concat([]string{fsserver.Verb}, c.args, []string{"{sandbox}"})...)
-		})
-	}
-	wg.Wait()
-	for i, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			require.NoError(t, errs[i])
-			require.Empty(t, reports[i].HarnessError)
-			require.Len(t, reports[i].Packs, 1)
-			c.check(t, reports[i])
-		})
-	}
+	packtest.RunAll(t, cases, func(c schemalessCase) engine.Config {
+		return config(c.pack, self, slices.Concat([]string{fsserver.Verb}, c.args, []string{"{sandbox}"})...)
+	}, func(t *testing.T, c schemalessCase, r packtest.Result) {
+		require.Len(t, r.Report.Packs, 1)
+		c.check(t, r.Report)
+	})
+}
+
+type schemalessCase struct {
+	name  string
+	pack  packs.Pack
+	args  []string
+	check func(t *testing.T, rep *report.Report)
+}
+
+func (c schemalessCase) TestName() string {
+	return c.name
 }
 
 // probe returns the report's probe with the id.

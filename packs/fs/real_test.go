@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/sealmark/sealmark/internal/realserver"
+	"github.com/sealmark/sealmark/packs/fs"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 // TestRealServers runs the fs pack, passive and active, against the
@@ -24,8 +26,8 @@ func TestRealServers(t *testing.T) {
 	t.Run("server-filesystem-0.6.2", func(t *testing.T) {
 		t.Parallel()
 		script := realserver.Filesystem062.CwdArg(t)
-		rep := runFS(t, "node", script, "{sandbox}")
-		expect(t, rep, map[string][]string{
+		rep := packtest.MustRun(t, config(fs.Pack, "node", script, "{sandbox}"))
+		packtest.Expect(t, rep, packtest.Want{
 			"FS-READ-PREFIX-SIBLING": {
 				`read_file(path="{sandbox}-evil/evil.txt") returned the content of root-evil/evil.txt`,
 				`list_directory(path="{sandbox}-evil") listed root-evil/evil.txt`,
@@ -47,7 +49,7 @@ func TestRealServers(t *testing.T) {
 	t.Run("server-filesystem-latest", func(t *testing.T) {
 		t.Parallel()
 		script := realserver.FilesystemLatest.CwdArg(t)
-		rep := runFS(t, "node", script, "{sandbox}")
-		expect(t, rep, nil)
+		rep := packtest.MustRun(t, config(fs.Pack, "node", script, "{sandbox}"))
+		packtest.Expect(t, rep, nil)
 	})
 }

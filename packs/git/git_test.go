@@ -1,9 +1,7 @@
 package git_test
 
 import (
-	"context"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/git"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 func TestMain(m *testing.M) {
@@ -37,26 +36,30 @@ func TestPackDefinition(t *testing.T) {
 	}
 }
 
-// runGit runs the git pack (passive and active) against a server and
-// checks that the run itself went well and left nothing behind: the
-// sandbox directory is empty (nothing written next to the sandbox, the
-// sandbox removed) and no process started for the run (the server, git,
-// sm-canary) is alive.
+// config is a run of the git pack (passive and active) against a server,
+// with a 10 s call timeout (a clone of the sandbox's repositories).
+func config(command string, args ...string) engine.Config {
+	return engine.Config{Command: command, Args: args, Catalog: []packs.Pack{git.Pack}, Active: true, CallTimeout: 10 * time.Second}
+}
+
+// runGit runs the git pack against a server and checks the run left
+// nothing behind (see clean).
 func runGit(t *testing.T, command string, args ...string) *report.Report {
 	t.Helper()
 	dir := t.TempDir()
-	e, err := engine.New(engine.Config{
-		Command: command, Args: args,
-		Catalog: []packs.Pack{git.Pack}, Packs: []string{"git"}, Active: true,
-		SandboxDir: dir, StartTimeout: 20 * time.Second, CallTimeout: 10 * time.Second,
-		StdinGrace: time.Second, TermGrace: time.Second,
-	})
+	rep, err := packtest.Run(dir, config(command, args...))
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	rep := e.Run(ctx, engine.Hooks{})
 	require.Empty(t, rep.HarnessError)
-	require.Len(t, rep.Packs, 1)
+	clean(t, dir)
+	return rep
+}
+
+// clean checks that a run under dir went well and left nothing behind:
+// the sandbox directory is empty (nothing written next to the sandbox,
+// the sandbox removed) and no process started for the run (the server,
+// git, sm-canary) is alive.
+func clean(t *testing.T, dir string) {
+	t.Helper()
 	left, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, l := range left {
@@ -65,7 +68,6 @@ func runGit(t *testing.T, command string, args ...string) *report.Report {
 	for _, pid := range survivors(dir) {
 		t.Errorf("process %s (started in or from the sandbox) outlived the run", pid)
 	}
-	return rep
 }
 
 // survivors lists the live processes whose working directory or command
@@ -88,42 +90,4 @@ func survivors(dir string) []string {
 		}
 	}
 	return out
-}
-
-// expect checks a report against the probes that must fail, each with
-// findings containing the given texts; every other probe must pass or be
-// not applicable. A missing finding fails as loudly as an unexpected one.
-func expect(t *testing.T, rep *report.Report, want map[string][]string) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, p := range rep.Packs[0].Probes {
-		seen[p.ID] = true
-		texts, expected := want[p.ID]
-		if expected && p.Verdict != packs.Failed {
-			t.Errorf("%s: verdict %s (%s), want fail with %q", p.ID, p.Verdict, p.Reason, texts)
-			continue
-		}
-		for _, text := range texts {
-			if !slices.ContainsFunc(p.Findings, func(f packs.Finding) bool { return strings.Contains(f.Message, text) }) {
-				t.Errorf("%s: findings %v, want one containing %q", p.ID, p.Findings, text)
-			}
-		}
-		switch {
-		case !expected && p.Verdict == packs.Failed:
-			t.Errorf("%s: unexpected fail: %v", p.ID, p.Findings)
-		case !expected && p.Verdict != packs.Passed && p.Verdict != packs.NotApplicable:
-			t.Errorf("%s: verdict %s (%s), want pass", p.ID, p.Verdict, p.Reason)
-		}
-		if testing.Verbose() {
-			t.Logf("%s: %s %s notes %q", p.ID, p.Verdict, p.Reason, p.Notes)
-			for _, f := range p.Findings {
-				t.Logf("    FINDING %s %s", f.Severity, f.Message)
-			}
-		}
-	}
-	for id := range want {
-		if !seen[id] {
-			t.Errorf("%s: probe did not run", id)
-		}
-	}
 }

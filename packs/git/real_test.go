@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sealmark/sealmark/internal/realserver"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 // TestRealServers runs the git pack, passive and active, against the two
@@ -39,7 +40,7 @@ func TestRealServers(t *testing.T) {
 	t.Run("mcp-git-0.0.4", func(t *testing.T) {
 		t.Parallel()
 		rep := runGit(t, "node", realserver.MCPGit.CwdArg(t))
-		expect(t, rep, map[string][]string{
+		packtest.Expect(t, rep, packtest.Want{
 			"GIT-REPO-TRAVERSAL": {
 				`git_log(repo_path="{sandbox_top}/canary/repo") returned the canary of canary/repo, outside the root`,
 				`git_status(repo_path="../canary/repo") returned the canary of canary/repo`,
@@ -68,7 +69,7 @@ func TestRealServers(t *testing.T) {
 	t.Run("github-mcp-server-1.8.7", func(t *testing.T) {
 		t.Parallel()
 		rep := runGit(t, "node", realserver.GitHubMCP.CwdArg(t))
-		expect(t, rep, map[string][]string{
+		packtest.Expect(t, rep, packtest.Want{
 			"GIT-REPO-TRAVERSAL": {
 				`git-log(directory="{sandbox_top}/canary/repo") returned the canary of canary/repo, outside the root`,
 				`git-status(directory="../canary/repo") returned the canary of canary/repo`,

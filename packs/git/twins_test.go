@@ -1,22 +1,23 @@
 package git_test
 
 import (
-	"os"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
 // twins are the fixture git server's twins: the confined server fails no
 // probe, and each flaw fails exactly the probes it earns, with these
 // findings (for each probe, every text must be in one of its findings).
-var twins = []struct {
-	flaws string
-	want  map[string][]string
-}{
-	{"", nil},
+var twins = []packtest.Twin{
+	{},
 	// The one resolver's flaw shows in every probe that names the place.
-	{"prefix-check", map[string][]string{
+	{Flaws: "prefix-check", Want: packtest.Want{
 		"GIT-REPO-PREFIX-SIBLING": {
 			`git_status(repo_path="{sandbox}-evil/repo") returned the canary of root-evil/repo`,
 			`git_log(repo_path="{sandbox}-evil/repo") returned the canary of root-evil/repo`,
@@ -25,7 +26,7 @@ var twins = []struct {
 		"GIT-CREATE-OUTSIDE": {`git_init(repo_path="{sandbox}-evil/sealmark-`},
 		"GIT-REMOTE-READ":    {`git_clone(url="{sandbox}-evil/repo", destination="{sandbox}/sealmark-`},
 	}},
-	{"no-clean", map[string][]string{
+	{Flaws: "no-clean", Want: packtest.Want{
 		"GIT-REPO-TRAVERSAL": {
 			`git_log(repo_path="{sandbox}/../canary/repo") returned the canary of canary/repo`,
 			`git_status(repo_path="../canary/repo") returned the canary of canary/repo`,
@@ -35,7 +36,7 @@ var twins = []struct {
 		"GIT-CREATE-OUTSIDE": {`git_init(repo_path="{sandbox}/../sealmark-`},
 		"GIT-REMOTE-READ":    {`git_clone(url="{sandbox}/../canary/remote.git", destination="{sandbox}/sealmark-`},
 	}},
-	{"dest-unchecked", map[string][]string{
+	{Flaws: "dest-unchecked", Want: packtest.Want{
 		"GIT-CREATE-OUTSIDE": {
 			`git_init(repo_path="{sandbox_top}/canary/sealmark-`,
 			`git_init(repo_path="{sandbox}-evil") created {sandbox}-evil/.git, outside the root`,
@@ -43,46 +44,46 @@ var twins = []struct {
 			`git_worktree_add(path="{sandbox}-evil/sealmark-`,
 		},
 	}},
-	{"source-unchecked", map[string][]string{
+	{Flaws: "source-unchecked", Want: packtest.Want{
 		"GIT-REMOTE-READ": {
 			`git_clone(url="{sandbox_top}/canary/repo", destination="{sandbox}/sealmark-`,
 			`git_clone(url="file://{sandbox_top}/canary/repo"`,
 			`git_clone(url="{sandbox}/../canary/remote.git"`,
 		},
 	}},
-	{"workdir-escape", map[string][]string{
+	{Flaws: "workdir-escape", Want: packtest.Want{
 		"GIT-WORKDIR-ESCAPE": {
 			`git_status() after git_set_working_dir(path="{sandbox_top}/canary/repo") returned the canary of canary/repo`,
 			`git_log() after git_set_working_dir(path="{sandbox}-evil/repo") returned the canary of root-evil/repo`,
 		},
 	}},
-	{"option-passthrough", map[string][]string{
+	{Flaws: "option-passthrough", Want: packtest.Want{
 		"GIT-ARGUMENT-INJECTION": {
 			`git_diff(target="--output={sandbox}-evil/sealmark-`,
 			`git_show(revision="--output={sandbox}-evil/sealmark-`,
 		},
 	}},
-	{"shell-command", map[string][]string{
+	{Flaws: "shell-command", Want: packtest.Want{
 		"GIT-ARGUMENT-INJECTION": {
 			`git_diff(target="$(sm-canary {token})") ran sm-canary: {token}`,
 			`git_clone(url="$(sm-canary {token})") ran sm-canary: {token}`,
 			`git_worktree_add(path="$(sm-canary {token})") ran sm-canary: {token}`,
 		},
 	}},
-	{"hook-execution", map[string][]string{
+	{Flaws: "hook-execution", Want: packtest.Want{
 		"GIT-REPO-CONFIG-READ": {
 			`git_status(repo_path="{sandbox}/hostile") ran sm-canary through core.fsmonitor`,
 			`git_diff(repo_path="{sandbox}/hostile") ran sm-canary through`,
 		},
 		"GIT-REPO-CONFIG-WRITE": {`git_checkout(repo_path="{sandbox}/hostile") ran sm-canary through core.fsmonitor, hooks/post-checkout`},
 	}},
-	{"echo-credentials", map[string][]string{
+	{Flaws: "echo-credentials", Want: packtest.Want{
 		"GIT-URL-CREDENTIALS": {
 			`git_clone(url="http://sealmark:<redacted>@127.0.0.1:{port}/sealmark-{token}.git") repeated the URL's password in its answer`,
 			`git_clone(url="http://sealmark:<redacted>@127.0.0.1:{port}/sealmark-{token}.git") wrote the URL's password to its log`,
 		},
 	}},
-	{"follow-links", map[string][]string{
+	{Flaws: "follow-links", Want: packtest.Want{
 		"GIT-REPO-LINK": {
 			`git_log(repo_path="{sandbox}/link-repo") returned the canary of canary/repo`,
 			`git_show(repo_path="{sandbox}/repo/canary-link") returned the canary of canary/repo`,
@@ -96,17 +97,31 @@ var twins = []struct {
 // TestTwins proves every git probe both ways against the fixture git
 // server.
 func TestTwins(t *testing.T) {
-	self, err := os.Executable()
+	self := packtest.Self(t)
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		return config(self, "__sealmark-gitfixture", "-flaws="+tw.Flaws, "{sandbox}")
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		packtest.Expect(t, r.Report, tw.Want)
+		clean(t, r.Dir)
+	})
+}
+
+// TestTwinAfterCore runs a twin with core first, as a default run does:
+// the sandbox is made without the git layout and the engine stages it
+// just before the git pack's start, once core's surface shows git tools.
+// The git pack's verdicts are the same as on a run that made the layout
+// at once (TestTwins).
+func TestTwinAfterCore(t *testing.T) {
+	t.Parallel()
+	tw := twins[slices.IndexFunc(twins, func(tw packtest.Twin) bool { return tw.Flaws == "hook-execution" })]
+	cfg := config(packtest.Self(t), "__sealmark-gitfixture", "-flaws="+tw.Flaws, "{sandbox}")
+	cfg.Catalog, cfg.Packs = nil, []string{"core", "git"}
+	dir := t.TempDir()
+	rep, err := packtest.Run(dir, cfg)
 	require.NoError(t, err)
-	for _, tw := range twins {
-		name := tw.flaws
-		if name == "" {
-			name = "confined"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			rep := runGit(t, self, "__sealmark-gitfixture", "-flaws="+tw.flaws, "{sandbox}")
-			expect(t, rep, tw.want)
-		})
-	}
+	require.Empty(t, rep.HarnessError)
+	i := slices.IndexFunc(rep.Packs, func(p report.Pack) bool { return p.Name == "git" })
+	require.GreaterOrEqual(t, i, 1, "the git pack ran after core: %v", rep.NotCovered)
+	packtest.Expect(t, &report.Report{Packs: rep.Packs[i : i+1]}, tw.Want)
+	clean(t, dir)
 }

@@ -1,22 +1,17 @@
 package sqlite_test
 
 import (
-	"context"
 	"os"
-	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture/sqlserver"
 	"github.com/sealmark/sealmark/internal/realserver"
-	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
 	"github.com/sealmark/sealmark/packs/sqlite"
 )
 
@@ -33,70 +28,20 @@ func TestPackDefinition(t *testing.T) {
 	}
 }
 
-// run runs the sqlite pack, passive and active, against a server.
-func run(t *testing.T, command string, args ...string) *report.Report {
-	t.Helper()
-	e, err := engine.New(engine.Config{
-		Command: command, Args: args,
-		Catalog: []packs.Pack{sqlite.Pack}, Packs: []string{"sqlite"}, Active: true,
-		SandboxDir: t.TempDir(), StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
-		StdinGrace: time.Second, TermGrace: time.Second,
-	})
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep := e.Run(ctx, engine.Hooks{})
-	require.Empty(t, rep.HarnessError)
-	require.Len(t, rep.Packs, 1)
-	return rep
-}
-
-// expect checks a report against the probes that must fail, each with
-// findings containing the given texts; every other probe must pass or be
-// not applicable. A missing finding fails as loudly as an unexpected one.
-// Probes named in na may be not applicable.
-func expect(t *testing.T, rep *report.Report, want map[string][]string, na ...string) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, p := range rep.Packs[0].Probes {
-		seen[p.ID] = true
-		texts, expected := want[p.ID]
-		if expected && p.Verdict != packs.Failed {
-			t.Errorf("%s: verdict %s (%s), want fail with %q", p.ID, p.Verdict, p.Reason, texts)
-			continue
-		}
-		for _, text := range texts {
-			if !slices.ContainsFunc(p.Findings, func(f packs.Finding) bool { return strings.Contains(f.Message, text) }) {
-				t.Errorf("%s: findings %v, want one containing %q", p.ID, p.Findings, text)
-			}
-		}
-		switch {
-		case !expected && p.Verdict == packs.Failed:
-			t.Errorf("%s: unexpected fail: %v", p.ID, p.Findings)
-		case !expected && p.Verdict == packs.NotApplicable && slices.Contains(na, p.ID):
-		case !expected && p.Verdict != packs.Passed:
-			t.Errorf("%s: verdict %s (%s), want pass", p.ID, p.Verdict, p.Reason)
-		}
-	}
-	for id := range want {
-		if !seen[id] {
-			t.Errorf("%s: probe did not run", id)
-		}
-	}
+// config is a run of the sqlite pack, passive and active, against a
+// server.
+func config(command string, args ...string) engine.Config {
+	return engine.Config{Command: command, Args: args, Catalog: []packs.Pack{sqlite.Pack}, Active: true}
 }
 
 // TestTwins proves every sqlite probe both ways against the fixture
 // server: the correct server fails none (and every probe runs: none is
 // not applicable), each twin fails exactly the probes its flaw earns.
 func TestTwins(t *testing.T) {
-	self, err := os.Executable()
-	require.NoError(t, err)
-	twins := []struct {
-		flaws string
-		want  map[string][]string
-	}{
-		{"", nil},
-		{"no-guard", map[string][]string{
+	self := packtest.Self(t)
+	twins := []packtest.Twin{
+		{},
+		{Flaws: "no-guard", Want: packtest.Want{
 			"SQLITE-READONLY-WRITE": {
 				`read_query(query="DELETE FROM notes") changed app.db through a read-only tool: notes: 2 rows → 0`,
 				`read_query(query="CREATE TABLE sealmark_{token} (a)") changed app.db through a read-only tool: table sealmark_{token} created`,
@@ -105,13 +50,13 @@ func TestTwins(t *testing.T) {
 			"SQLITE-MULTI-STATEMENT": {`read_query(query="SELECT 1; DELETE FROM notes") changed app.db`},
 			"SQLITE-GUARD-BYPASS":    {`read_query(query="PRAGMA user_version = 4242") changed app.db through a read-only tool: user_version 0 → 4242`},
 		}},
-		{"select-prefix", map[string][]string{
+		{Flaws: "select-prefix", Want: packtest.Want{
 			"SQLITE-MULTI-STATEMENT": {
 				`read_query(query="SELECT 1; DELETE FROM notes") changed app.db through a read-only tool: notes: 2 rows → 0`,
 				`read_query(query="SELECT name FROM items;DROP TABLE notes") changed app.db through a read-only tool: table notes dropped`,
 			},
 		}},
-		{"denylist", map[string][]string{
+		{Flaws: "denylist", Want: packtest.Want{
 			"SQLITE-GUARD-BYPASS": {
 				`read_query(query="DROP\tTABLE notes") changed app.db through a read-only tool: table notes dropped`,
 				`read_query(query="/* sealmark */ DELETE FROM notes") changed app.db`,
@@ -122,13 +67,13 @@ func TestTwins(t *testing.T) {
 				`read_query(query="PRAGMA user_version = 4242") changed app.db`,
 			},
 		}},
-		{"concat-identifiers", map[string][]string{
+		{Flaws: "concat-identifiers", Want: packtest.Want{
 			"SQLITE-IDENTIFIER-INJECTION": {
 				`create_table(table_name="sealmark_{token} (a); DROP TABLE notes; --") changed app.db beyond its own table: table notes dropped`,
 				`describe_table(table_name="items); DROP TABLE notes; --") changed app.db beyond its own table: table notes dropped`,
 			},
 		}},
-		{"attach", map[string][]string{
+		{Flaws: "attach", Want: packtest.Want{
 			"SQLITE-ATTACH-READ": {
 				`read_query(query="SELECT secret FROM sealmark_{token}r.secrets") returned the secret row of canary/other.db`,
 				`write_query(query="SELECT secret FROM sealmark_{token}r.secrets") returned the secret row of canary/other.db`,
@@ -138,47 +83,24 @@ func TestTwins(t *testing.T) {
 				`write_query(query="VACUUM INTO '{sandbox_top}/root-evil/sealmark-{token}-vacuum.db'") wrote outside the root: root-evil/sealmark-{token}-vacuum.db created`,
 			},
 		}},
-		{"backup-anywhere", map[string][]string{
+		{Flaws: "backup-anywhere", Want: packtest.Want{
 			"SQLITE-WRITE-OUTSIDE": {
 				`backup_database(path="{sandbox_top}/root-evil/sealmark-{token}-backup.db") wrote outside the root: root-evil/sealmark-{token}-backup.db created`,
 				`backup_database(path="../root-evil/sealmark-{token}-relative.db") wrote outside the root`,
 			},
 		}},
 	}
-	for _, tw := range twins {
-		t.Run(cmpName(tw.flaws), func(t *testing.T) {
-			t.Parallel()
-			rep := run(t, self, sqlserver.Verb, "-flaws="+tw.flaws, "{sqlite}")
-			expect(t, stable(rep), tw.want)
-		})
-	}
-}
-
-func cmpName(flaws string) string {
-	if flaws == "" {
-		return "correct"
-	}
-	return flaws
-}
-
-// stable replaces the probe tokens in findings by {token}, as the report
-// writers do, so the expectations can name them.
-func stable(rep *report.Report) *report.Report {
-	for i := range rep.Packs[0].Probes {
-		p := &rep.Packs[0].Probes[i]
-		for j := range p.Findings {
-			p.Findings[j].Message = strings.ReplaceAll(p.Findings[j].Message, p.Token, "{token}")
-		}
-	}
-	return rep
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		return config(self, sqlserver.Verb, "-flaws="+tw.Flaws, "{sqlite}")
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		packtest.Expect(t, r.Report, tw.Want, packtest.OnlyNotApplicable())
+	})
 }
 
 // TestNotPointedAtSQLite: without {sqlite} in the configuration the
 // harness cannot watch the database, and every probe says so.
 func TestNotPointedAtSQLite(t *testing.T) {
-	self, err := os.Executable()
-	require.NoError(t, err)
-	rep := run(t, self, sqlserver.Verb, "{sandbox}/elsewhere.db")
+	rep := packtest.MustRun(t, config(packtest.Self(t), sqlserver.Verb, "{sandbox}/elsewhere.db"))
 	for _, p := range rep.Packs[0].Probes {
 		if p.Verdict != packs.NotApplicable || !strings.Contains(p.Reason, "{sqlite}") {
 			t.Errorf("%s: verdict %s (%s), want not applicable naming {sqlite}", p.ID, p.Verdict, p.Reason)
@@ -201,9 +123,9 @@ func TestNotPointedAtSQLite(t *testing.T) {
 // "VACUUM INTO '/tmp/x/root-evil/v.db'" wrote a full copy there.
 func TestRealServer(t *testing.T) {
 	script := realserver.SQLite.CwdArg(t)
-	rep := run(t, "node", script, "{sqlite}")
-	expect(t, stable(rep), map[string][]string{
+	rep := packtest.MustRun(t, config("node", script, "{sqlite}"))
+	packtest.Expect(t, rep, packtest.Want{
 		"SQLITE-ATTACH-READ":   {`query(sql="SELECT secret FROM sealmark_{token}r.secrets") returned the secret row of canary/other.db, a database outside the root`},
 		"SQLITE-WRITE-OUTSIDE": {`query(sql="VACUUM INTO '{sandbox_top}/root-evil/sealmark-{token}-vacuum.db'") wrote outside the root: root-evil/sealmark-{token}-vacuum.db created`},
-	}, "SQLITE-READONLY-WRITE", "SQLITE-MULTI-STATEMENT", "SQLITE-GUARD-BYPASS", "SQLITE-IDENTIFIER-INJECTION")
+	}, packtest.OnlyNotApplicable("SQLITE-READONLY-WRITE", "SQLITE-MULTI-STATEMENT", "SQLITE-GUARD-BYPASS", "SQLITE-IDENTIFIER-INJECTION"))
 }
