@@ -65,6 +65,10 @@ func TestWords(t *testing.T) {
 		"gitSetWorking_dir": {"git", "set", "working", "dir"},
 		"HTTPServer":        {"http", "server"},
 		"read-file v2":      {"read", "file", "v2"},
+		"delayMs":           {"delay", "ms"},
+		"sleep_millis":      {"sleep", "millis"},
+		"timeout-seconds":   {"timeout", "seconds"},
+		"a.b":               {"a", "b"},
 		"":                  nil,
 	} {
 		if got := packs.Words(name); !reflect.DeepEqual(got, want) {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/sealmark/sealmark/packs"
 )
@@ -52,7 +51,7 @@ func slowParamOf(t packs.Tool) (slowParam, bool) {
 		if pr.Type != "number" && pr.Type != "integer" {
 			continue
 		}
-		words := nameWords(pr.Name)
+		words := packs.Words(pr.Name)
 		if !slices.ContainsFunc(words, func(w string) bool { return slices.Contains(durationWords, w) }) {
 			continue
 		}
@@ -61,32 +60,6 @@ func slowParamOf(t packs.Tool) (slowParam, bool) {
 		return slowParam{name: pr.Name, ms: ms, integer: pr.Type == "integer"}, true
 	}
 	return slowParam{}, false
-}
-
-// nameWords splits a parameter name into lower-case words at _, -, . and
-// camelCase boundaries: "delayMs" is [delay ms].
-func nameWords(name string) []string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	for i, r := range []rune(name) {
-		switch {
-		case r == '_' || r == '-' || r == '.' || r == ' ':
-			flush()
-		case unicode.IsUpper(r) && i > 0 && len(cur) > 0 && !unicode.IsUpper(cur[len(cur)-1]):
-			flush()
-			cur = append(cur, r)
-		default:
-			cur = append(cur, r)
-		}
-	}
-	flush()
-	return words
 }
 
 // quickRun is how long the sweep asks a slow tool to run.

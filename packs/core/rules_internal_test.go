@@ -215,13 +215,3 @@ func TestSlowParam(t *testing.T) {
 		t.Errorf("200 ms in seconds: got %v, want 0.2", got)
 	}
 }
-
-func TestNameWords(t *testing.T) {
-	for name, want := range map[string]string{
-		"delayMs": "delay ms", "sleep_millis": "sleep millis", "timeout-seconds": "timeout seconds", "URLPath": "urlpath", "a.b": "a b",
-	} {
-		if got := strings.Join(nameWords(name), " "); got != want {
-			t.Errorf("nameWords(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
