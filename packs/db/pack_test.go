@@ -90,8 +90,9 @@ func service(t *testing.T, dsn string) string {
 	return fmt.Sprintf("tcp:%s", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
 }
 
-// run runs the db pack, passive and active, against a server.
-func run(t *testing.T, dsn string, env []string, command string, args ...string) *report.Report {
+// config is a run of the db pack, passive and active, against a server,
+// with env added to its environment.
+func config(t *testing.T, dsn string, env []string, command string, args ...string) engine.Config {
 	t.Helper()
 	cfg := engine.Config{
 		Command: command, Args: args,
@@ -102,7 +103,13 @@ func run(t *testing.T, dsn string, env []string, command string, args ...string)
 		name, value, _ := strings.Cut(kv, "=")
 		cfg.Env = append(cfg.Env, environ.KV{Name: name, Value: value})
 	}
-	rep := packtest.MustRun(t, cfg)
+	return cfg
+}
+
+// run runs the db pack, passive and active, against a server.
+func run(t *testing.T, dsn string, env []string, command string, args ...string) *report.Report {
+	t.Helper()
+	rep := packtest.MustRun(t, config(t, dsn, env, command, args...))
 	require.Empty(t, rep.Warnings, "the engine made the run's database for {dsn}")
 	return rep
 }
@@ -126,36 +133,32 @@ var escaped = []string{
 
 // TestTwins proves every db probe both ways against the fixture server,
 // started once per role: the correct server fails none, each twin fails
-// exactly the probes its flaw earns; no database or role is left.
+// exactly the probes its flaw earns; no database or role is left. Each run
+// has a database and roles of its own, so the twins run at once.
 func TestTwins(t *testing.T) {
 	dsn := admin(t)
-	self, err := os.Executable()
-	require.NoError(t, err)
-	twins := []struct {
-		flaws string
-		want  packtest.Want
-	}{
-		{"", nil},
-		{"simple-protocol", map[string][]string{"writer/DB-READONLY-ESCAPE": escaped}},
-		{"superuser", map[string][]string{
+	self := packtest.Self(t)
+	twins := []packtest.Twin{
+		{},
+		{Flaws: "simple-protocol", Want: packtest.Want{"writer/DB-READONLY-ESCAPE": escaped}},
+		{Flaws: "superuser", Want: packtest.Want{
 			"reader/DB-ROLE-REACH": {`query(sql="SELECT current_user AS sealmark_user") ran as another role than the one {dsn} names`, `query(sql="SELECT md5(pg_read_file('PG_VERSION')) AS sealmark_sum") read a file of the database server`},
 			"writer/DB-ROLE-REACH": {`query(sql="SELECT current_user AS sealmark_user") ran as another role`},
 		}},
-		{"no-timeout", map[string][]string{"reader/DB-STATEMENT-TIMEOUT": {`query(sql="SELECT pg_sleep(60)") got no answer within 5s: the server sets no statement timeout`}}},
-		{"echo-dsn", map[string][]string{
+		{Flaws: "no-timeout", Want: packtest.Want{"reader/DB-STATEMENT-TIMEOUT": {`query(sql="SELECT pg_sleep(60)") got no answer within 5s: the server sets no statement timeout`}}},
+		{Flaws: "echo-dsn", Want: packtest.Want{
 			"reader/DB-DSN-ECHO": {"the reader role's password appeared in stdout"},
 			"writer/DB-DSN-ECHO": {"the writer role's password appeared in stdout"},
 		}},
 	}
-	for _, tw := range twins {
-		name := tw.flaws
-		if name == "" {
-			name = "correct"
-		}
-		t.Run(name, func(t *testing.T) {
-			rep := run(t, dsn, []string{"SEALMARK_PGFIXTURE_ADMIN=" + dsn}, self, pgserver.Verb, "-flaws="+tw.flaws, "{dsn}")
-			expect(t, rep, tw.want)
-			require.Empty(t, leftovers(t, dsn), "the run left its database or roles")
-		})
-	}
+	base := config(t, dsn, []string{"SEALMARK_PGFIXTURE_ADMIN=" + dsn}, self)
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		cfg := base
+		cfg.Args = []string{pgserver.Verb, "-flaws=" + tw.Flaws, "{dsn}"}
+		return cfg
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		require.Empty(t, r.Report.Warnings, "the engine made the run's database for {dsn}")
+		expect(t, r.Report, tw.Want)
+	})
+	require.Empty(t, leftovers(t, dsn), "the runs left their databases or roles")
 }
