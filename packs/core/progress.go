@@ -9,7 +9,8 @@ import (
 )
 
 // progressWait is how long the progress probe waits for notifications that
-// trail a response, once the server has shown it reports progress.
+// trail a response, once the server has shown it reports progress, when
+// its barrier request got no answer.
 const progressWait = 100 * time.Millisecond
 
 var progress = packs.Probe{
@@ -28,7 +29,13 @@ var progress = packs.Probe{
 			p.NotApplicable("no tool reported progress: no notifications/progress for the %d tool calls that carried a progress token", len(r.calls))
 			return
 		}
-		time.Sleep(progressWait)
+		// Over stdio, notifications that trail a response were written
+		// before the answer to a request sent now (a server writes its
+		// stdout in order); elsewhere, or without that answer, a short
+		// wait stands in.
+		if p.Server.Transport() != "stdio" || barrier(p) != nil {
+			time.Sleep(progressWait)
+		}
 		notes = progressNotes(p, r.from)
 		calls := map[string]sweepCall{}
 		for _, c := range r.calls {
