@@ -98,28 +98,45 @@ func BenchmarkCoreRun(b *testing.B) {
 // cancels (cancelled-call-ms/op: no answer times it); the harness's is the
 // rest of the run's wall time: starting and stopping the server and the
 // sandbox, the observers, the client, and the waits the probes choose (the
-// grace after a cancelled call's end, exit grace). It reports wall-ms/op,
+// barrier after a cancelled call's end, exit grace). It reports wall-ms/op,
 // server-ms/op, cancelled-call-ms/op, harness-ms/op and requests/op; -v
 // logs the probes of 50 ms or more.
 func BenchmarkCoreSplit(b *testing.B) {
 	self, _ := os.Executable()
+	benchSplit(b, []packs.Pack{core.Pack}, self, fixture.Verb)
+}
+
+// BenchmarkDefaultRunSplit is the same split for a whole default run (every
+// pack, passive) against the bundled example server, what `sealmark run
+// --example` runs: the harness's share of what a user waits for.
+func BenchmarkDefaultRunSplit(b *testing.B) {
+	self, _ := os.Executable()
+	benchSplit(b, engine.All, self, fixture.Verb, "-flaws=echo-canary", "-name=example-notes")
+}
+
+// benchSplit runs the catalog against the server b.N times and reports the
+// split of BenchmarkCoreSplit.
+func benchSplit(b *testing.B, catalog []packs.Pack, command string, args ...string) {
 	dir := b.TempDir()
 	var wall, server, cancelled time.Duration
 	var requests int
 	for range b.N {
 		tm := &timedServer{}
-		probes := make([]packs.Probe, len(core.Pack.Probes))
-		for i, pr := range core.Pack.Probes {
-			run := pr.Run
-			pr.Run = func(p *packs.Pass) {
-				p.Server = tm.wrap(p.Server)
-				run(p)
+		timed := make([]packs.Pack, len(catalog))
+		for j, pk := range catalog {
+			probes := make([]packs.Probe, len(pk.Probes))
+			for i, pr := range pk.Probes {
+				run := pr.Run
+				pr.Run = func(p *packs.Pass) {
+					p.Server = tm.wrap(p.Server)
+					run(p)
+				}
+				probes[i] = pr
 			}
-			probes[i] = pr
+			pk.Probes = probes
+			timed[j] = pk
 		}
-		pk := core.Pack
-		pk.Probes = probes
-		e, err := engine.New(engine.Config{Command: self, Args: []string{fixture.Verb}, SandboxDir: dir, Catalog: []packs.Pack{pk}})
+		e, err := engine.New(engine.Config{Command: command, Args: args, SandboxDir: dir, Catalog: timed})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -131,14 +148,16 @@ func BenchmarkCoreSplit(b *testing.B) {
 		}
 		server += tm.total
 		requests += tm.n
-		for _, p := range rep.Packs[0].Probes {
-			// The cancelled call never answers, so no frame times it: the
-			// duration the probe asked of the tool is the server's time.
-			if p.ID == "CORE-CANCELLATION" && p.Verdict == packs.Passed {
-				cancelled += core.CancelDuration
-			}
-			if testing.Verbose() && p.Millis >= 50 {
-				b.Logf("%s: %d ms", p.ID, p.Millis)
+		for _, pk := range rep.Packs {
+			for _, p := range pk.Probes {
+				// The cancelled call never answers, so no frame times it: the
+				// duration the probe asked of the tool is the server's time.
+				if p.ID == "CORE-CANCELLATION" && p.Verdict == packs.Passed {
+					cancelled += core.CancelDuration
+				}
+				if testing.Verbose() && p.Millis >= 50 {
+					b.Logf("%s: %d ms", p.ID, p.Millis)
+				}
 			}
 		}
 	}
@@ -147,6 +166,7 @@ func BenchmarkCoreSplit(b *testing.B) {
 	b.ReportMetric(ms(server), "server-ms/op")
 	b.ReportMetric(ms(cancelled), "cancelled-call-ms/op")
 	b.ReportMetric(ms(wall-server-cancelled), "harness-ms/op")
+	b.ReportMetric(100*float64(wall-server-cancelled)/float64(wall), "harness-%")
 	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
 }
 
