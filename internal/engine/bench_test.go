@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/internal/sandbox"
@@ -111,7 +112,7 @@ func BenchmarkCoreSplit(b *testing.B) {
 // --example` runs: the harness's share of what a user waits for.
 func BenchmarkDefaultRunSplit(b *testing.B) {
 	self, _ := os.Executable()
-	benchSplit(b, engine.All, self, fixture.Verb, "-flaws=echo-canary", "-name=example-notes")
+	benchSplit(b, engine.All, self, example.Verb)
 }
 
 // benchSplit runs the catalog against the server b.N times and reports the

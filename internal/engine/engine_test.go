@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/packs"
@@ -24,6 +25,7 @@ import (
 func TestMain(m *testing.M) {
 	contain.Dispatch()
 	fixture.Dispatch()
+	example.Dispatch() // the bundled example server, for BenchmarkDefaultRunSplit
 	smbin.Dispatch()
 	os.Exit(m.Run())
 }

@@ -27,11 +27,11 @@ type watch struct {
 	process  *process.Observer // nil where /proc is absent
 	limits   *limits.Watcher   // each start's cgroup leaf counts the limits it met
 	files    *files.Observer
-	marker   string            // NAME=VALUE in every server's environment
-	notes    []string          // what applied and what is weaker, for the sandbox: line
-	line     string            // the observers' part of the isolation line
-	egress   bool              // the seccomp egress observer watches a start
-	undo     func()            // removes closeObservers from the signal-path cleanup
+	marker   string   // NAME=VALUE in every server's environment
+	notes    []string // what applied and what is weaker, for the sandbox: line
+	line     string   // the observers' part of the isolation line
+	egress   bool     // the seccomp egress observer watches a start
+	undo     func()   // removes closeObservers from the signal-path cleanup
 }
 
 // filesObserver is the run's files observer, nil before Open.
