@@ -388,10 +388,17 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 		}
 	}
 	res.Millis = time.Since(start).Milliseconds()
+	capped := len(res.Findings) > MaxProbeFindings
+	res.Findings = capFindings(res.Findings, MaxProbeFindings)
 	for i := range res.Findings {
 		// The fingerprint Finalize would give, known now so that a
 		// baseline can accept the finding while the run goes on.
 		res.Findings[i].Fingerprint = report.Fingerprint(probe.ID, e.redactor.String(res.Findings[i].Message))
+	}
+	if capped {
+		// The aggregate's count varies from run to run; its fingerprint
+		// does not, so a baseline can accept it.
+		res.Findings[len(res.Findings)-1].Fingerprint = report.Fingerprint(probe.ID, aggregateKey)
 	}
 	e.record(pr.idx, pr.pack.Name, res)
 	return res

@@ -69,6 +69,14 @@ func AutomationID(s Server) string {
 	return "sealmark/" + strings.Trim(slug.String(), "-") + "-" + hex.EncodeToString(sum[:4]) + "/"
 }
 
+// MaxSARIFResults is how many results one SARIF run holds, below
+// codeScanningLimit so that a flooded run still uploads.
+const MaxSARIFResults = 5000
+
+// codeScanningLimit is how many results GitHub code scanning accepts in one
+// SARIF run.
+const codeScanningLimit = 25000
+
 // WriteSARIF writes rep as a SARIF 2.1.0 log of one run, for code
 // scanning:
 //   - one rule per probe that ran, whatever its verdict: id the probe ID,
@@ -93,7 +101,9 @@ func AutomationID(s Server) string {
 //     configuration notifications. A run that could not start the server
 //     has no results but is not a clean run: check ExitCode before
 //     uploading, or code scanning closes the open alerts;
-//   - the class and its reasons, and the fail bar, as run properties.
+//   - the class and its reasons, and the fail bar, as run properties;
+//   - at most MaxSARIFResults results, the most severe first, and when
+//     more were due a warning notification saying how many are left out.
 //
 // Text is cleaned as in WriteText; two equal reports give equal bytes.
 func WriteSARIF(w io.Writer, rep *Report, opts SARIFOptions) error {
@@ -232,6 +242,17 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 				r.Properties.Tags = append(r.Properties.Tags, tag)
 			}
 		}
+	}
+	if n := len(run.Results); n > MaxSARIFResults {
+		// Past code scanning's limit the upload is refused: keep the most
+		// severe results (errors, then warnings, then notes, each in report
+		// order) and say how many are left out.
+		rank := map[string]int{"error": 0, "warning": 1, "note": 2}
+		slices.SortStableFunc(run.Results, func(a, b sarifResult) int { return rank[a.Level] - rank[b.Level] })
+		run.Results = run.Results[:MaxSARIFResults:MaxSARIFResults]
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning", Message: sarifText{
+			Text: fmt.Sprintf("%d of %d results are not listed: this log holds at most %d, the most severe first (code scanning accepts %d per run); the JSON report lists every finding",
+				n-MaxSARIFResults, n, MaxSARIFResults, codeScanningLimit)}})
 	}
 	run.Invocations = []sarifInvocation{inv}
 	if rep.Class != "" || len(rep.ClassReasons) > 0 || rep.FailOn != "" {
