@@ -27,7 +27,7 @@ func capFindings(fs []packs.Finding, limit int) []packs.Finding {
 	rest := fs[limit:]
 	agg := packs.Finding{
 		Severity: rest[0].Severity, Confidence: rest[0].Confidence, CWE: rest[0].CWE,
-		Message: fmt.Sprintf("and %s more like it: findings past the first %d of this probe are counted, not listed", thousands(len(rest)), limit),
+		Message:  fmt.Sprintf("and %s more like it: findings past the first %d of this probe are counted, not listed", thousands(len(rest)), limit),
 		Evidence: []packs.Evidence{{Observer: "harness", Detail: "the first not listed: " + rest[0].Message}},
 	}
 	for _, f := range rest {

@@ -43,7 +43,7 @@ func TestSARIFResultCap(t *testing.T) {
 				} `json:"results"`
 				Invocations []struct {
 					ToolExecutionNotifications []struct {
-						Level   string `json:"level"`
+						Level   string                `json:"level"`
 						Message struct{ Text string } `json:"message"`
 					} `json:"toolExecutionNotifications"`
 				} `json:"invocations"`
