@@ -50,11 +50,16 @@ func serverArgs(t *testing.T, flaws string) []string {
 	return []string{self, fixture.Verb, "-flaws=" + flaws}
 }
 
+// runArgs is sealmark run in a sandbox directory of the test's own. The
+// tests whose runs touch nothing else (no environment, no working
+// directory, no look at other processes) run in parallel: a run is
+// sandboxed and mostly waits on its server.
 func runArgs(t *testing.T, extra ...string) []string {
 	return append([]string{"run", "--sandbox-dir", t.TempDir(), "--call-timeout", "2s"}, extra...)
 }
 
 func TestSecretEchoFailsTheRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "report.json")
 	args := append(runArgs(t, "--json", jsonPath, "--"), serverArgs(t, "echo-canary")...)
@@ -83,6 +88,7 @@ func TestSecretEchoFailsTheRun(t *testing.T) {
 }
 
 func TestWellBehavedServerPasses(t *testing.T) {
+	t.Parallel()
 	code, out, errOut := sealmark(t, append(runArgs(t, "--"), serverArgs(t, "")...)...)
 	assert.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
 	assert.Regexp(t, `PASS +secret-echo +CORE-SECRET-ECHO`, out)
@@ -90,6 +96,7 @@ func TestWellBehavedServerPasses(t *testing.T) {
 }
 
 func TestFailOnLowersTheBar(t *testing.T) {
+	t.Parallel()
 	// stdout-banner is a medium finding: exit 0 at the default bar, 1 at medium.
 	code, _, _ := sealmark(t, append(runArgs(t, "--"), serverArgs(t, "stdout-banner")...)...)
 	assert.Equal(t, 0, code)
@@ -125,6 +132,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestServerThatCannotStartIsExit3(t *testing.T) {
+	t.Parallel()
 	code, out, _ := sealmark(t, runArgs(t, "--timeout", "2s", "--", "sealmark-no-such-program")...)
 	assert.Equal(t, 3, code)
 	assert.Contains(t, out, "sealmark-no-such-program")
@@ -135,6 +143,7 @@ func TestServerThatCannotStartIsExit3(t *testing.T) {
 }
 
 func TestKeepSandboxPrintsThePath(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	code, _, errOut := sealmark(t, append([]string{"run", "--sandbox-dir", parent, "--keep-sandbox", "--packs", "core", "--"}, serverArgs(t, "")...)...)
 	require.Equal(t, 0, code, errOut)
@@ -168,6 +177,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestSARIFAndJUnitOutputs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sarif, junit := filepath.Join(dir, "r.sarif"), filepath.Join(dir, "r.xml")
 	code, _, errOut := sealmark(t, append(runArgs(t, "--sarif", sarif, "--junit", junit, "--"), serverArgs(t, "echo-canary")...)...)
@@ -191,6 +201,7 @@ func TestSARIFAndJUnitOutputs(t *testing.T) {
 }
 
 func TestDiffReportsRegression(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
 	code, _, _ := sealmark(t, append(runArgs(t, "--json", good, "--"), serverArgs(t, "")...)...)
@@ -212,6 +223,7 @@ func TestDiffReportsRegression(t *testing.T) {
 }
 
 func TestBaselineAcceptsAFinding(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "r.json")
 	code, _, _ := sealmark(t, append(runArgs(t, "--fail-on", "medium", "--json", jsonPath, "--"), serverArgs(t, "stdout-banner")...)...)
@@ -246,6 +258,7 @@ func TestBaselineAcceptsAFinding(t *testing.T) {
 }
 
 func TestYAMLProbesRunAsTheUsersPack(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	self, err := os.Executable()
 	require.NoError(t, err)

@@ -63,6 +63,7 @@ func readReport(t *testing.T, path string) *report.Report {
 const flawed = "echo-canary,stdout-banner,bad-tool-name,wrong-unknown-method-code"
 
 func TestReportsOfARealRun(t *testing.T) {
+	t.Parallel() // its runs are sandboxed and mostly wait on the server
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
 	code, _, errOut := sealmark(t, append(runArgs(t, "--json", at("first.json"), "--"), serverArgs(t, flawed)...)...)
@@ -230,6 +231,7 @@ func allAccepted(pr report.Probe) bool {
 }
 
 func TestBaselineWriteAcceptsEverything(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
 	code, _, errOut := sealmark(t, append(runArgs(t, "--fail-on", "low", "--json", at("r.json"), "--"), serverArgs(t, "stdout-banner")...)...)
@@ -254,6 +256,7 @@ func TestBaselineWriteAcceptsEverything(t *testing.T) {
 }
 
 func TestDiffFailOn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
 	code, _, errOut := sealmark(t, append(runArgs(t, "--json", at("new.json"), "--"), serverArgs(t, "stdout-banner")...)...)

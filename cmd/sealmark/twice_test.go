@@ -29,6 +29,7 @@ import (
 // numbers are masked (stdoutCounts); the lines and messages themselves are
 // still compared.
 func TestEverythingTwiceIsTheSame(t *testing.T) {
+	t.Parallel() // its runs are sandboxed and mostly wait on the server
 	node, js := everythingServer(t)
 	for name, args := range map[string][]string{
 		"stdio": {"--", node, js, "stdio"},
