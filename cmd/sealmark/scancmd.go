@@ -181,7 +181,7 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 		Version: version, FailOn: base.FailOn, Log: stderr, Fetcher: &scan.Fetcher{Dir: f.cacheDir, Env: os.Environ()},
 	}
 	if !f.quiet {
-		fmt.Fprintf(stderr, "sealmark scan: %d servers, %d at a time\n", len(entries), min(f.jobs, len(entries)))
+		fmt.Fprintf(stderr, "sealmark scan: %s, %d at a time\n", scan.Servers(len(entries)), min(f.jobs, len(entries)))
 		opts.Done = func(r scan.Result) {
 			n := done.Add(1)
 			d := r.Report.Finished.Sub(r.Report.Started).Round(100 * time.Millisecond)

@@ -86,9 +86,17 @@ func WriteSummary(w io.Writer, reps []Named, failOn packs.Severity) error {
 			b.WriteString("  " + l + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nscan: %d servers: %d pass, %d warn, %d fail, %d error\n", len(reps), counts["pass"], counts["warn"], counts["FAIL"], counts["ERROR"])
+	fmt.Fprintf(&b, "\nscan: %s: %d pass, %d warn, %d fail, %d error\n", Servers(len(reps)), counts["pass"], counts["warn"], counts["FAIL"], counts["ERROR"])
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Servers is "1 server" or "N servers".
+func Servers(n int) string {
+	if n == 1 {
+		return "1 server"
+	}
+	return fmt.Sprintf("%d servers", n)
 }
 
 func verdict(rep *report.Report, failOn packs.Severity) string {
