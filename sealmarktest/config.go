@@ -6,6 +6,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/version"
 	"github.com/sealmark/sealmark/packs/table"
 )
 
@@ -251,5 +252,7 @@ func kvs(m map[string]string) []config.KV {
 	return out
 }
 
-// Version is the harness version written into reports.
-var Version = "dev"
+// Version is the harness version written into reports: Sealmark's module
+// version as the test binary's build information records it (the version
+// your go.mod requires), or "dev" when unknown.
+var Version = version.String()

@@ -23,10 +23,19 @@ import (
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
+	buildversion "github.com/sealmark/sealmark/internal/version"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is the harness version every report names: set at build time
+// with -ldflags "-X main.version=...", else read from the build information
+// (the module's version, or the commit of a build from a checkout).
+var version = ""
+
+func init() {
+	if version == "" {
+		version = buildversion.String()
+	}
+}
 
 func main() {
 	contain.Dispatch() // the containment shim, before anything else

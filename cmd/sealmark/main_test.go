@@ -17,6 +17,7 @@ import (
 	"github.com/sealmark/sealmark/internal/fixture/fsserver"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/smbin"
+	buildversion "github.com/sealmark/sealmark/internal/version"
 )
 
 // cliEnv makes the test binary act as the sealmark CLI in a subprocess.
@@ -173,7 +174,7 @@ func TestFixtureIntoWritesTheLayout(t *testing.T) {
 func TestVersion(t *testing.T) {
 	code, out, _ := sealmark(t, "version")
 	assert.Equal(t, 0, code)
-	assert.Equal(t, "sealmark dev\n", out)
+	assert.Equal(t, "sealmark "+buildversion.String()+"\n", out, "the version from the build information")
 }
 
 func TestSARIFAndJUnitOutputs(t *testing.T) {

@@ -287,3 +287,17 @@ func TestDiffFailOn(t *testing.T) {
 	code, _, _ = sealmark(t, "diff", "--fail-on", "low", at("new.json"), at("old.json"))
 	assert.Equal(t, 0, code, "a fixed finding is no regression")
 }
+
+func TestReportToStandardOutput(t *testing.T) {
+	code, out, errOut := sealmark(t, append(runArgs(t, "--packs", "core", "--json", "-", "--"), serverArgs(t, "echo-canary")...)...)
+	assert.Equal(t, 1, code, errOut)
+	rep, err := report.ReadJSON(strings.NewReader(out))
+	require.NoError(t, err, "standard output is the JSON report alone:\n%s", out)
+	assert.Equal(t, "high", rep.FailOn)
+	assert.Contains(t, errOut, "summary: ", "the text report goes to standard error")
+	assert.NoFileExists(t, "-", "no file named -")
+
+	code, _, errOut = sealmark(t, append(runArgs(t, "--json", "-", "--sarif", "-", "--"), serverArgs(t, "")...)...)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "sealmark run: flag --json: report.json and flag --sarif: report.sarif: only one report can go to standard output (-)")
+}

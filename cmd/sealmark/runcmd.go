@@ -51,9 +51,9 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	// Layered settings: defaults → sealmark.yaml → SEALMARK_* → these flags.
 	fs.String("packs", "", "run only these packs (comma-separated)")
-	fs.String("json", "", "write the JSON report to `PATH`")
-	fs.String("sarif", "", "write a SARIF 2.1.0 log to `PATH` (for code scanning)")
-	fs.String("junit", "", "write JUnit XML to `PATH` (one testcase per probe)")
+	fs.String("json", "", "write the JSON report to `PATH` (- for standard output; the text report then goes to standard error)")
+	fs.String("sarif", "", "write a SARIF 2.1.0 log to `PATH` (for code scanning; - for standard output)")
+	fs.String("junit", "", "write JUnit XML to `PATH` (one testcase per probe; - for standard output)")
 	fs.String("sandbox-dir", "", "make the sandbox under `DIR` (default the OS temp dir)")
 	fs.Bool("keep-sandbox", false, "keep the sandbox after the run and print its path")
 	fs.Bool("no-sandbox", false, "run the server without a sandbox, with your environment (the run is CUSTOM)")
@@ -168,7 +168,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	errFile, isFile := stderr.(*os.File)
 	rep := e.Run(ctx, progressHooks(stderr, isFile && isTerminal(errFile), f.quiet))
 	stop()
-	report.WriteText(stdout, rep)
+	text := stdout
+	if res.JSON == "-" || res.SARIF == "-" || res.JUnit == "-" {
+		text = stderr // standard output carries the machine-readable report
+	}
+	report.WriteText(text, rep)
 	for _, out := range []struct {
 		flag, path string
 		write      func(io.Writer, *report.Report) error
@@ -180,6 +184,13 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		{"--junit", res.JUnit, report.WriteJUnit},
 	} {
 		if out.path == "" {
+			continue
+		}
+		if out.path == "-" {
+			if err := out.write(stdout, rep); err != nil {
+				fmt.Fprintf(stderr, "sealmark run: %s -: %v\n", out.flag, err)
+				return report.ExitHarness
+			}
 			continue
 		}
 		if err := writeFile(out.path, rep, out.write); err != nil {
@@ -265,7 +276,12 @@ func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 // is a usage error found now, not a harness error after the whole run.
 func preflight(res *config.Resolved) error {
 	var errs []error
+	var dashes []string
 	for _, out := range []struct{ key, path string }{{"report.json", res.JSON}, {"report.sarif", res.SARIF}, {"report.junit", res.JUnit}} {
+		if out.path == "-" {
+			dashes = append(dashes, res.At(out.key))
+			continue
+		}
 		if out.path == "" {
 			continue
 		}
@@ -275,6 +291,9 @@ func preflight(res *config.Resolved) error {
 		} else if st, err := os.Stat(out.path); err == nil && st.IsDir() {
 			errs = append(errs, fmt.Errorf("%s: %q is a directory", res.At(out.key), out.path))
 		}
+	}
+	if len(dashes) > 1 {
+		errs = append(errs, fmt.Errorf("%s: only one report can go to standard output (-)", strings.Join(dashes, " and ")))
 	}
 	return errors.Join(errs...)
 }
@@ -301,11 +320,6 @@ func confirmActive(stdin io.Reader, stderr io.Writer) bool {
 	var answer string
 	fmt.Fscanln(stdin, &answer)
 	return strings.EqualFold(answer, "y") || strings.EqualFold(answer, "yes")
-}
-
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func writeFixture(f *runFlags, stdout, stderr io.Writer) int {
