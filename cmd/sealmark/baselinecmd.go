@@ -55,7 +55,7 @@ func baselineCmd(args []string, stdout, stderr io.Writer) int {
 		return report.ExitUsage
 	}
 	set, o := baselineFlags(stderr)
-	if err := set.Parse(args[1:]); err != nil {
+	if err := parseFlags(set, args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return report.ExitClean
 		}

@@ -33,7 +33,7 @@ func diffFlags(w io.Writer) (*flag.FlagSet, *string) {
 // errors, 3 when a report cannot be read.
 func diffCmd(args []string, stdout, stderr io.Writer) int {
 	set, failOn := diffFlags(stderr)
-	if err := set.Parse(args); err != nil {
+	if err := parseFlags(set, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return report.ExitClean
 		}

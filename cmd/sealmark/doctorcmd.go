@@ -90,7 +90,7 @@ func (d *doctor) fail(topic, format string, a ...any) {
 // doctorCmd checks what a run would need without starting anything.
 func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	set, f := doctorFlags(stderr)
-	if err := set.Parse(args); err != nil {
+	if err := parseFlags(set, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return report.ExitClean
 		}

@@ -32,6 +32,7 @@ var commands = []command{
 	{"run", "start an MCP server in a sandbox and run the packs against it", onlyFlags(newRunFlags)},
 	{"scan", "run every server of MCP client configurations (Claude Desktop, VS Code, Cursor, Windsurf) in parallel", onlyFlags(newScanFlags)},
 	{"merge", "merge per-server JSON reports (a CI matrix of scans) into one table, JSON, SARIF and JUnit", onlyFlags(mergeFlags)},
+	{"list", "list every probe: pack, id, name, severity, CWE and rule (--json for a JSON array)", onlyFlags(listFlags)},
 	{"init", "write a commented sealmark.yaml for a server command", onlyFlags(initFlags)},
 	{"doctor", "check the settings, the command, the environment and this machine; starts nothing", onlyFlags(doctorFlags)},
 	{"diff", "compare two JSON reports: new, fixed and changed findings (exit 1 on a regression)", onlyFlags(diffFlags)},

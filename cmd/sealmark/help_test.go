@@ -81,7 +81,7 @@ func TestHelpErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"help", "nope"}, `sealmark help: unknown topic "nope": want config or one of run, scan, merge, init, doctor, diff, baseline, version, help`},
+		{[]string{"help", "nope"}, `sealmark help: unknown topic "nope": want config or one of run, scan, merge, list, init, doctor, diff, baseline, version, help`},
 		{[]string{"help", "run", "init"}, "sealmark help: want one topic, got 2: run init"},
 		{[]string{"baseline"}, "sealmark baseline: want the subcommand write, got nothing"},
 		{[]string{"baseline", "read"}, `sealmark baseline: want the subcommand write, got "read"`},

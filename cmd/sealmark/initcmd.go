@@ -63,7 +63,7 @@ func initFlags(w io.Writer) (*flag.FlagSet, *initOptions) {
 // without --force, 3 the file could not be written.
 func initCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	set, o := initFlags(stderr)
-	if err := set.Parse(args); err != nil {
+	if err := parseFlags(set, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return report.ExitClean
 		}

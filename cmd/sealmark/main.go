@@ -60,6 +60,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return scanCmd(args[1:], stdout, stderr)
 	case "merge":
 		return mergeCmd(args[1:], stdout, stderr)
+	case "list":
+		return listCmd(args[1:], stdout, stderr)
 	case "diff":
 		return diffCmd(args[1:], stdout, stderr)
 	case "init":

@@ -290,3 +290,22 @@ probes:
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "Bad Row")
 }
+
+func TestFlagDidYouMean(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--jsn", "x"}, "flag provided but not defined: -jsn (did you mean --json?)\n"},
+		{[]string{"run", "--fail_on", "low"}, "flag provided but not defined: -fail_on (did you mean --fail-on?)\n"},
+		{[]string{"doctor", "--sandox-dir", "x"}, "flag provided but not defined: -sandox-dir (did you mean --sandbox-dir?)\n"},
+		{[]string{"init", "--forse"}, "flag provided but not defined: -forse (did you mean --force?)\n"},
+		{[]string{"diff", "--fial-on", "low"}, "flag provided but not defined: -fial-on (did you mean --fail-on?)\n"},
+		{[]string{"run", "--zzzzzzzz"}, "flag provided but not defined: -zzzzzzzz\n"},
+	} {
+		code, _, errOut := sealmark(t, tc.args...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.True(t, strings.HasPrefix(errOut, tc.want), "%v: the first line, then the usage:\n%s", tc.args, errOut)
+		assert.Contains(t, errOut, "usage: sealmark "+tc.args[0], "%v", tc.args)
+	}
+}

@@ -51,6 +51,8 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	// Layered settings: defaults → sealmark.yaml → SEALMARK_* → these flags.
 	fs.String("packs", "", "run only these packs (comma-separated)")
+	fs.String("probes", "", "run only the probes these `GLOBS` match (comma-separated; over pack/name, name or ID: core/secret-*,FS-READ-*)")
+	fs.String("skip-probes", "", "skip the probes these `GLOBS` match (comma-separated; over pack/name, name or ID)")
 	fs.String("json", "", "write the JSON report to `PATH` (- for standard output; the text report then goes to standard error)")
 	fs.String("sarif", "", "write a SARIF 2.1.0 log to `PATH` (for code scanning; - for standard output)")
 	fs.String("junit", "", "write JUnit XML to `PATH` (one testcase per probe; - for standard output)")
@@ -102,7 +104,7 @@ func setFlags(fs *flag.FlagSet, rest []string) map[string]string {
 
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, f := newRunFlags(stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return report.ExitClean
 		}

@@ -153,6 +153,11 @@ func (r *Resolved) CheckLayers(known []string) error {
 	return errors.Join(errs...)
 }
 
+// DidYouMean is " (did you mean X?)" for the name in known nearest to
+// name, or "" when none is close: the suggestion every unknown key, value
+// and flag gets.
+func DidYouMean(name string, known []string) string { return nearest(name, known) }
+
 // nearest is " (did you mean X?)" for the name in known nearest to name, or "".
 func nearest(name string, known []string) string {
 	best, bestDist := "", max(2, len(name)/3)+1

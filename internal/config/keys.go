@@ -24,6 +24,7 @@ const (
 	kindNetwork              // closed (open is not supported yet)
 	kindHints                // a map of pack name to a free-form map
 	kindProbes               // a list of table rows (packs/table)
+	kindGlobs                // a list of glob patterns (--probes, --skip-probes)
 )
 
 // setting is one key: its path in sealmark.yaml and the Settings field that
@@ -54,6 +55,8 @@ var settings = []setting{
 	{key: "--no-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.NoSandbox }},
 	{key: "--keep-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.KeepSandbox }},
 	{key: "packs", kind: kindNames, field: func(s *Settings) any { return &s.Packs }},
+	{key: "--probes", kind: kindGlobs, flagOnly: true, field: func(s *Settings) any { return &s.OnlyProbes }},
+	{key: "--skip-probes", kind: kindGlobs, flagOnly: true, field: func(s *Settings) any { return &s.SkipProbes }},
 	{key: "hints", kind: kindHints, field: func(s *Settings) any { return &s.Hints }},
 	{key: "probes", kind: kindProbes, field: func(s *Settings) any { return &s.Probes }},
 	{key: "fail_on", kind: kindSeverity, field: func(s *Settings) any { return &s.FailOn }},

@@ -46,6 +46,8 @@ var keyDocs = map[string]string{
 	"--no-sandbox":    "run the server without a sandbox, with your environment (the run is CUSTOM)",
 	"--keep-sandbox":  "keep the sandbox after the run and print its path",
 	"packs":           "the packs to run; empty means every pack",
+	"--probes":        "run only the probes these globs match (pack/name, name or ID: core/secret-*, FS-READ-*)",
+	"--skip-probes":   "skip the probes these globs match (pack/name, name or ID)",
 	"hints":           "per pack, hints the pack checks itself; fs: tool → {role, path, to}",
 	"probes":          "your own probes: table rows run as a pack of their own",
 	"fail_on":         "the lowest severity that makes the exit code 1 (default high)",

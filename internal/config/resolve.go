@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -68,6 +69,8 @@ var flagKeys = map[string]string{
 	"no-sandbox":    "--no-sandbox",
 	"keep-sandbox":  "--keep-sandbox",
 	"packs":         "packs",
+	"probes":        "--probes",
+	"skip-probes":   "--skip-probes",
 	"fail-on":       "fail_on",
 	"baseline":      "baseline",
 	"timeout":       "timeouts.start",
@@ -249,6 +252,14 @@ func (r *Resolved) setText(s *setting, text string) error {
 			}
 		}
 		*s.field(&r.Settings).(*[]string) = names
+	case kindGlobs:
+		list := splitList(text)
+		for _, g := range list {
+			if _, err := path.Match(g, ""); err != nil {
+				return fmt.Errorf("%q is not a glob pattern: %v", g, err)
+			}
+		}
+		*s.field(&r.Settings).(*[]string) = list
 	case kindServices:
 		list := splitList(text)
 		for _, sv := range list {

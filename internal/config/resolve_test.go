@@ -269,3 +269,13 @@ func TestConfigPath(t *testing.T) {
 	assert.Equal(t, "from-env.yaml", ConfigPath(env, ""))
 	assert.Equal(t, "", ConfigPath([]string{"HOME=/h"}, ""), "neither: no file")
 }
+
+func TestProbeGlobs(t *testing.T) {
+	r, err := Resolve(nil, nil, "", nil, map[string]string{"probes": "core/secret-*, FS-READ-*", "skip-probes": "core/tool-drift"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"core/secret-*", "FS-READ-*"}, r.OnlyProbes)
+	assert.Equal(t, []string{"core/tool-drift"}, r.SkipProbes)
+	_, err = Resolve(nil, nil, "", nil, map[string]string{"probes": "core/[secret"})
+	require.Error(t, err)
+	assert.Equal(t, `--probes: "core/[secret" is not a glob pattern: syntax error in pattern`, err.Error())
+}

@@ -41,6 +41,11 @@ type Settings struct {
 	KeepSandbox bool     // --keep-sandbox (flag only)
 
 	Packs []string                  // packs: the packs to run; empty means every pack
+	// OnlyProbes and SkipProbes (--probes, --skip-probes; flags only) are
+	// glob patterns (path.Match) over a probe's pack/name, name or ID: only
+	// the probes OnlyProbes matches run (all when empty), and none that
+	// SkipProbes matches.
+	OnlyProbes, SkipProbes []string
 	Hints map[string]map[string]any // hints: per pack, free-form keys the pack validates
 	// Probes are the user's own table rows (probes:), as decoded; Parse
 	// checks them with packs/table, which builds the user pack from them.

@@ -75,6 +75,11 @@ type Config struct {
 	Services []string
 	// Packs selects packs by name; empty means every pack.
 	Packs []string
+	// OnlyProbes and SkipProbes are glob patterns (path.Match) over a
+	// probe's pack/name, name or ID (--probes, --skip-probes): only the
+	// probes OnlyProbes matches run (every one when empty), and none that
+	// SkipProbes matches. A pattern that matches no probe is an error.
+	OnlyProbes, SkipProbes []string
 	// Active lets probes that change state run.
 	Active bool
 	// FailOn is the lowest severity that fails the run; default High.
@@ -223,6 +228,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("server.env: an entry has an empty name")
 		}
 	}
+	if err := c.checkSelection(); err != nil {
+		return err
+	}
 	return c.parseHints()
 }
 
@@ -291,7 +299,7 @@ func FromSettings(s config.Settings) (Config, error) {
 	cfg := Config{
 		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
 		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
-		LayersOff: s.LayersOff, Services: s.Services, Packs: s.Packs, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
+		LayersOff: s.LayersOff, Services: s.Services, Packs: s.Packs, OnlyProbes: s.OnlyProbes, SkipProbes: s.SkipProbes, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
 		ProbeTimeout: s.ProbeTimeout, RunTimeout: s.RunTimeout,
 		URL: s.URL, Start: s.Start, Hints: s.Hints, DBAdminDSN: s.DBAdminDSN,
 	}

@@ -15,8 +15,8 @@ import (
 // first start's.
 func (e *Engine) driftProbe() packs.Probe {
 	return packs.Probe{
-		ID:       "CORE-DRIFT",
-		Name:     "tool-drift",
+		ID:       driftID,
+		Name:     driftName,
 		Severity: packs.High,
 		CWE:      "CWE-494",
 		Doc:      "the tool list (names, descriptions, schemas) of a later start must equal the first start's",

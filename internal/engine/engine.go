@@ -116,6 +116,16 @@ func New(cfg Config) (*Engine, error) {
 		Started: time.Now().UTC(),
 		Server:  report.Server{Command: cmp.Or(cfg.Shown, cfg.Command), Args: cfg.Args},
 	}
+	if n, all := e.probeCount(); n < all {
+		var sel []string
+		if len(cfg.OnlyProbes) > 0 {
+			sel = append(sel, "--probes "+strings.Join(cfg.OnlyProbes, ","))
+		}
+		if len(cfg.SkipProbes) > 0 {
+			sel = append(sel, "--skip-probes "+strings.Join(cfg.SkipProbes, ","))
+		}
+		e.rep.Warnings = append(e.rep.Warnings, fmt.Sprintf("%s: %d of the selected packs' %d probes run", strings.Join(sel, " "), n, all))
+	}
 	for _, kv := range cfg.Env {
 		e.rep.Server.Env = append(e.rep.Server.Env, report.EnvEntry{Name: kv.Name, Value: redact.EnvValue(kv.Name, kv.Value, false)})
 	}
@@ -164,7 +174,7 @@ func (e *Engine) custom(reason string) {
 // Packs returns the selected packs, in run order.
 func (e *Engine) Packs() []packs.Pack {
 	if len(e.cfg.Packs) == 0 {
-		return e.cfg.catalog()
+		return e.cfg.selected(e.cfg.catalog())
 	}
 	var out []packs.Pack
 	for _, p := range e.cfg.catalog() {
@@ -172,7 +182,7 @@ func (e *Engine) Packs() []packs.Pack {
 			out = append(out, p)
 		}
 	}
-	return out
+	return e.cfg.selected(out)
 }
 
 // wantsGit reports whether the sandbox is made with the git pack's

@@ -235,7 +235,7 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 			e.show(t, probe, res)
 		})
 	}
-	if pk.Name != core.Pack.Name || ctx.Err() != nil {
+	if pk.Name != core.Pack.Name || ctx.Err() != nil || !e.cfg.selects(core.Pack.Name, driftName, driftID) {
 		return
 	}
 	pr.Close() // the drift check's start is the only server running

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// driftName and driftID name core's drift check, a step of the engine's
+// own (see driftProbe) that --probes selects like any probe.
+const (
+	driftName = "tool-drift"
+	driftID   = "CORE-DRIFT"
+)
+
+// probeMatches reports whether one of globs (path.Match patterns) matches
+// the probe's pack/name, its name or its ID.
+func probeMatches(globs []string, pack, name, id string) bool {
+	for _, g := range globs {
+		for _, s := range []string{pack + "/" + name, name, id} {
+			if ok, _ := path.Match(g, s); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// selects reports whether the probe runs under OnlyProbes and SkipProbes.
+func (c *Config) selects(pack, name, id string) bool {
+	return (len(c.OnlyProbes) == 0 || probeMatches(c.OnlyProbes, pack, name, id)) &&
+		!probeMatches(c.SkipProbes, pack, name, id)
+}
+
+// selected narrows the packs to the probes the selection keeps, dropping a
+// pack none of whose probes it keeps (core stays while its drift check
+// does).
+func (c *Config) selected(pks []packs.Pack) []packs.Pack {
+	if len(c.OnlyProbes) == 0 && len(c.SkipProbes) == 0 {
+		return pks
+	}
+	var out []packs.Pack
+	for _, pk := range pks {
+		pk.Probes = slices.DeleteFunc(slices.Clone(pk.Probes), func(p packs.Probe) bool { return !c.selects(pk.Name, p.Name, p.ID) })
+		if len(pk.Probes) > 0 || pk.Name == "core" && c.selects("core", driftName, driftID) {
+			out = append(out, pk)
+		}
+	}
+	return out
+}
+
+// checkSelection refuses a --probes or --skip-probes pattern that matches
+// no probe of the catalog, naming the nearest probe.
+func (c *Config) checkSelection() error {
+	var known []string
+	probes := map[string][3]string{}
+	for _, pk := range c.catalog() {
+		for _, p := range pk.Probes {
+			known = append(known, pk.Name+"/"+p.Name)
+			probes[pk.Name+"/"+p.Name] = [3]string{pk.Name, p.Name, p.ID}
+		}
+	}
+	known = append(known, "core/"+driftName)
+	probes["core/"+driftName] = [3]string{"core", driftName, driftID}
+	var errs []string
+	for _, set := range []struct {
+		flag  string
+		globs []string
+	}{{"--probes", c.OnlyProbes}, {"--skip-probes", c.SkipProbes}} {
+		for _, g := range set.globs {
+			hit := false
+			for _, p := range probes {
+				hit = hit || probeMatches([]string{g}, p[0], p[1], p[2])
+			}
+			if !hit {
+				errs = append(errs, fmt.Sprintf("%s %q matches no probe%s (a glob over pack/name, name or ID; sealmark list shows them)", set.flag, g, config.DidYouMean(g, known)))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// probeCount is how many probes the run's packs hold after the probe
+// selection, and before it (the drift check counted with core).
+func (e *Engine) probeCount() (n, all int) {
+	c := e.cfg
+	sel := c.OnlyProbes != nil || c.SkipProbes != nil
+	c.OnlyProbes, c.SkipProbes = nil, nil
+	count := func(pks []packs.Pack) int {
+		k := 0
+		for _, pk := range pks {
+			k += len(pk.Probes)
+		}
+		return k
+	}
+	full := e.cfg.Packs
+	var pks []packs.Pack
+	for _, pk := range c.catalog() {
+		if len(full) == 0 || slices.Contains(full, pk.Name) {
+			pks = append(pks, pk)
+		}
+	}
+	all = count(pks)
+	if slices.ContainsFunc(pks, func(pk packs.Pack) bool { return pk.Name == "core" }) {
+		all++
+	}
+	if !sel {
+		return all, all
+	}
+	kept := e.cfg.selected(pks)
+	n = count(kept)
+	if slices.ContainsFunc(kept, func(pk packs.Pack) bool { return pk.Name == "core" }) && e.cfg.selects("core", driftName, driftID) {
+		n++
+	}
+	return n, all
+}
+
+// Listed is one probe of the catalog, with its pack.
+type Listed struct {
+	Pack string
+	packs.Probe
+}
+
+// Catalog lists the probes of the built-in packs named in only (every
+// pack when empty), in run order, core's drift check after core's probes:
+// what sealmark list shows and --probes selects from.
+func Catalog(only []string) ([]Listed, error) {
+	var out []Listed
+	seen := map[string]bool{}
+	for _, pk := range All {
+		seen[pk.Name] = true
+		if len(only) > 0 && !slices.Contains(only, pk.Name) {
+			continue
+		}
+		for _, p := range pk.Probes {
+			out = append(out, Listed{Pack: pk.Name, Probe: p})
+		}
+		if pk.Name == "core" {
+			out = append(out, Listed{Pack: "core", Probe: (&Engine{}).driftProbe()})
+		}
+	}
+	for _, name := range only {
+		if !seen[name] {
+			return nil, fmt.Errorf("unknown pack %q (known: %s)", name, packNames(All))
+		}
+	}
+	return out, nil
+}
