@@ -40,13 +40,15 @@ type Settings struct {
 	Services    []string // sandbox.services: host endpoints the server may reach (tcp:127.0.0.1:5432, unix:/path)
 	KeepSandbox bool     // --keep-sandbox (flag only)
 
-	Packs []string // packs: the packs to run; empty means every pack
+	Packs []string                  // packs: the packs to run; empty means every pack
+	Hints map[string]map[string]any // hints: per pack, free-form keys the pack validates
+
 	// OnlyProbes and SkipProbes (--probes, --skip-probes; flags only) are
 	// glob patterns (path.Match) over a probe's pack/name, name or ID: only
 	// the probes OnlyProbes matches run (all when empty), and none that
 	// SkipProbes matches.
 	OnlyProbes, SkipProbes []string
-	Hints                  map[string]map[string]any // hints: per pack, free-form keys the pack validates
+
 	// Probes are the user's own table rows (probes:), as decoded; Parse
 	// checks them with packs/table, which builds the user pack from them.
 	Probes []map[string]any
