@@ -47,9 +47,27 @@ type Probe struct {
 	// Active probes may change state (write, delete, exec); they run only when
 	// the run is active (Config.Active, --active).
 	Active bool
+	// Requires is what the server must be for the rule to apply at all,
+	// known before the probe runs (an HTTP transport, the modern era). A
+	// server that is not (an HTTP check on a stdio server, a modern-era
+	// rule on a legacy one) makes the probe not applicable by construction:
+	// the engine records it without running it, and go test creates no
+	// subtest for it, saying why in one line. Run still checks for itself.
+	Requires Requirement
 	// Run judges the rule. Reporting nothing is a pass.
 	Run func(p *Pass)
 }
+
+// Requirement is what a probe needs of the server to apply (Probe.Requires).
+type Requirement uint8
+
+// Requirements, combined with |.
+const (
+	// RequiresHTTP: an HTTP transport (streamable HTTP or HTTP+SSE).
+	RequiresHTTP Requirement = 1 << iota
+	// RequiresModern: the modern protocol era (ModernVersion and later).
+	RequiresModern
+)
 
 // Pack is a named set of probes for one kind of server.
 type Pack struct {

@@ -15,6 +15,8 @@ import (
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/sealmarktest"
 )
 
@@ -145,4 +147,35 @@ func TestServerThatCannotStartFailsThePack(t *testing.T) {
 	assert.Contains(t, out, "--- FAIL: TestVictim/core")
 	assert.Contains(t, out, "the server did not start")
 	assert.True(t, strings.Contains(out, "sealmark-fixture ready"), "the failure shows the server log tail:\n%s", out)
+}
+
+// TestStructuralChecksAreNoSubtests: on a stdio server of the legacy era,
+// the HTTP transport checks and the modern era's rules cannot apply; go
+// test creates no subtest for them and says so in one line per reason,
+// while the report still records each as not applicable.
+func TestStructuralChecksAreNoSubtests(t *testing.T) {
+	reportPath := filepath.Join(t.TempDir(), "report.json")
+	out, err, _ := victim(t, "", "^TestVictim$/^core$", "-sealmark.report="+reportPath)
+	require.NoError(t, err, out)
+	assert.NotContains(t, out, "TestVictim/core/http-", "no subtest for an HTTP check on a stdio server")
+	assert.NotContains(t, out, "TestVictim/core/modern-", "no subtest for a modern-era rule on a legacy server")
+	assert.Contains(t, out, "not applicable by construction, not run (an HTTP transport check; this server speaks stdio): "+
+		"http-foreign-origin, http-foreign-host, http-unknown-session, http-deleted-session, http-session-id, http-notification-202, http-protocol-version, ")
+	assert.Regexp(t, `not applicable by construction, not run \(a rule of the modern era \(2026-07-28\); this server speaks the legacy protocol 2025-11-25\): discover, modern-meta-required, `, out)
+	assert.Equal(t, 2, strings.Count(out, "not applicable by construction"), "one line per reason:\n%s", out)
+	assert.Contains(t, out, "--- PASS: TestVictim/core/initialize")
+
+	raw, err := os.ReadFile(reportPath)
+	require.NoError(t, err)
+	var set map[string]report.Report
+	require.NoError(t, json.Unmarshal(raw, &set))
+	na := 0
+	for _, pr := range set["TestVictim"].Packs[0].Probes {
+		if strings.HasPrefix(pr.Name, "http-") {
+			assert.Equal(t, packs.NotApplicable, pr.Verdict, pr.Name)
+			assert.Equal(t, "an HTTP transport check; this server speaks stdio", pr.Reason, pr.Name)
+			na++
+		}
+	}
+	assert.Greater(t, na, 8, "the report still lists every HTTP check, not applicable")
 }

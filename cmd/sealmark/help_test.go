@@ -133,6 +133,8 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"max-mib":        {[]string{"--max-mib", "lots", "--", "x"}, `--max-mib: want an integer, got "lots"`},
 		"no-sandbox":     boolErr("no-sandbox"),
 		"packs":          {[]string{"--packs", "nope", "--", "x"}, `unknown pack "nope"`},
+		"probes":         {[]string{"--probes", "core/[x", "--", "x"}, `--probes: "core/[x" is not a glob pattern: syntax error in pattern`},
+		"skip-probes":    {[]string{"--skip-probes", "[", "--", "x"}, `--skip-probes: "[" is not a glob pattern: syntax error in pattern`},
 		"quiet":          boolErr("quiet"),
 		"sandbox-dir":    {[]string{"--sandbox-dir", "/nonexistent/x", "--", "x"}, `flag --sandbox-dir: sandbox.dir: "/nonexistent/x" is not a directory`},
 		"sarif":          {[]string{"--sarif", "/nonexistent/r.sarif", "--", "x"}, `flag --sarif: report.sarif: the directory "/nonexistent" does not exist`},
@@ -177,6 +179,10 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 			"force": {[]string{"--out", existing, "--", "node"}, "sealmark init: " + existing + " exists; pass --force to overwrite it"},
 			"out":   {[]string{"--out", "", "--", "node"}, "sealmark init: --out: want a file name"},
 			"yes":   boolErr("yes"),
+		},
+		"list": {
+			"json":  boolErr("json"),
+			"packs": {[]string{"--packs", "nope"}, `sealmark list: --packs: unknown pack "nope" (known: core, fs, git, exec, effects, sqlite, db)`},
 		},
 		"diff": {
 			"fail-on": {[]string{"--fail-on", "severe", report, report}, `sealmark diff: --fail-on: want low, medium, high or critical, got "severe"`},

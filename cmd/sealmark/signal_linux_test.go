@@ -74,7 +74,7 @@ func groupAlive(pgid int) []int {
 func TestSignalsCleanUp(t *testing.T) {
 	self, err := os.Executable()
 	require.NoError(t, err)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE} {
 		t.Run(sig.String(), func(t *testing.T) {
 			parent := t.TempDir()
 			b := make([]byte, 6)

@@ -1,6 +1,6 @@
 // Package cleanup keeps the list of what a run must undo on every exit path:
 // the process groups it started and the sandboxes it made. Front ends call
-// Run from their signal handlers, so Ctrl-C, SIGTERM and SIGHUP leave no
+// Run from their signal handlers, so Ctrl-C, SIGTERM, SIGHUP and SIGPIPE leave no
 // process and no file behind.
 //
 //	undo := cleanup.Add(func() { proc.Kill() })
@@ -72,8 +72,10 @@ func Pending() int {
 	return len(tasks)
 }
 
-// Signals are the signals that take the cleanup path.
-var Signals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+// Signals are the signals that take the cleanup path. SIGPIPE is one: a
+// run piped into head, whose reader went away, would otherwise die at its
+// next write to the closed pipe and leave the sandbox and the server behind.
+var Signals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
 
 // OnSignal calls first on the first of Signals and, on a second one, runs
 // every task at once and exits with 128+n. It returns a function that stops
@@ -115,6 +117,8 @@ func Name(sig os.Signal) string {
 		return "SIGTERM"
 	case syscall.SIGHUP:
 		return "SIGHUP"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
 	}
 	return sig.String()
 }

@@ -222,10 +222,30 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 		t.Skip("not applicable: " + e.Redact(why))
 		return
 	}
+	impossible := map[string][]string{} // why → the probes it ruled out, in order
+	var whys []string
+	defer func() {
+		for _, why := range whys {
+			t.Log(fmt.Sprintf("not applicable by construction, not run (%s): %s", e.Redact(why), strings.Join(impossible[why], ", ")))
+		}
+	}()
 	for _, probe := range pk.Probes {
 		if ctx.Err() != nil {
 			e.interrupted(ctx, t)
 			return
+		}
+		if why := pr.cannotApply(probe); why != "" {
+			// No step: the report records the verdict, and one line per
+			// reason says which probes it ruled out.
+			res := pr.notApplicable(probe, why)
+			if h.Probe != nil {
+				h.Probe(pk.Name, res)
+			}
+			if impossible[why] == nil {
+				whys = append(whys, why)
+			}
+			impossible[why] = append(impossible[why], probe.Name)
+			continue
 		}
 		t.Run(probe.Name, func(t T) {
 			res := pr.RunProbe(ctx, probe)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -152,4 +153,30 @@ func Catalog(only []string) ([]Listed, error) {
 		}
 	}
 	return out, nil
+}
+
+// cannotApply says why probe cannot apply to this start's server by
+// construction (Probe.Requires): an HTTP check on a stdio server, a
+// modern-era rule on a legacy one; "" when it may apply, or when it is an
+// active probe of a passive run (RunProbe says so).
+func (pr *PackRun) cannotApply(probe packs.Probe) string {
+	if probe.Active && !pr.e.cfg.Active || pr.surface == nil {
+		return ""
+	}
+	if probe.Requires&packs.RequiresHTTP != 0 && pr.httpTarget() == nil {
+		return "an HTTP transport check; this server speaks stdio"
+	}
+	if v := pr.surface.Init.Version; probe.Requires&packs.RequiresModern != 0 && v < packs.ModernVersion {
+		return fmt.Sprintf("a rule of the modern era (%s); this server speaks the legacy protocol %s", packs.ModernVersion, v)
+	}
+	return ""
+}
+
+// notApplicable records probe as not applicable for why, without running
+// it, as RunProbe would have.
+func (pr *PackRun) notApplicable(probe packs.Probe, why string) report.Probe {
+	res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity, CWE: probe.CWE,
+		Verdict: packs.NotApplicable, Reason: why}
+	pr.e.record(pr.idx, pr.pack.Name, res)
+	return res
 }

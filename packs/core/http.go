@@ -97,7 +97,7 @@ func needSession(p *packs.Pass) bool {
 
 func rebindProbe(id, name, what, shown string, extra map[string]string, host string) packs.Probe {
 	return packs.Probe{
-		ID: id, Name: name, Severity: packs.High, CWE: "CWE-350",
+		ID: id, Name: name, Severity: packs.High, CWE: "CWE-350", Requires: packs.RequiresHTTP,
 		Doc: "a foreign " + what + " must be refused with 403 (4xx) and no session: DNS-rebinding protection (basic/transports#security-warning, MUST)",
 		Run: func(p *packs.Pass) {
 			if !needHTTP(p) {
@@ -130,7 +130,8 @@ var (
 )
 
 var httpUnknownSession = packs.Probe{
-	ID: "CORE-HTTP-UNKNOWN-SESSION", Name: "http-unknown-session", Severity: packs.High,
+	Requires: packs.RequiresHTTP,
+	ID:       "CORE-HTTP-UNKNOWN-SESSION", Name: "http-unknown-session", Severity: packs.High,
 	Doc: "a request with a session id the server never issued must get 404 (basic/transports#session-management, MUST)",
 	Run: func(p *packs.Pass) {
 		if !needSession(p) {
@@ -149,7 +150,8 @@ var httpUnknownSession = packs.Probe{
 }
 
 var httpDeletedSession = packs.Probe{
-	ID: "CORE-HTTP-DELETED-SESSION", Name: "http-deleted-session", Severity: packs.High,
+	Requires: packs.RequiresHTTP,
+	ID:       "CORE-HTTP-DELETED-SESSION", Name: "http-deleted-session", Severity: packs.High,
 	Doc: "after DELETE ends a session, requests with its id must get 404 (basic/transports#session-management, MUST)",
 	Run: func(p *packs.Pass) {
 		if !needSession(p) {
@@ -185,7 +187,8 @@ var httpDeletedSession = packs.Probe{
 }
 
 var httpSessionID = packs.Probe{
-	ID: "CORE-HTTP-SESSION-ID", Name: "http-session-id", Severity: packs.Medium, CWE: "CWE-330",
+	Requires: packs.RequiresHTTP,
+	ID:       "CORE-HTTP-SESSION-ID", Name: "http-session-id", Severity: packs.Medium, CWE: "CWE-330",
 	Doc: "session ids must be visible ASCII (0x21-0x7E) and differ between sessions (basic/transports#session-management, MUST/SHOULD)",
 	Run: func(p *packs.Pass) {
 		if !needSession(p) {
@@ -212,7 +215,8 @@ var httpSessionID = packs.Probe{
 }
 
 var httpNotification = packs.Probe{
-	ID: "CORE-HTTP-NOTIFICATION-202", Name: "http-notification-202", Severity: packs.Medium,
+	Requires: packs.RequiresHTTP,
+	ID:       "CORE-HTTP-NOTIFICATION-202", Name: "http-notification-202", Severity: packs.Medium,
 	Doc: "an accepted notification POST must get 202 Accepted with no body (basic/transports#sending-messages-to-the-server, MUST)",
 	Run: func(p *packs.Pass) {
 		if !needHTTP(p) || !legacyOnly(p, "notifications/initialized") {
@@ -229,7 +233,8 @@ var httpNotification = packs.Probe{
 }
 
 var httpVersion = packs.Probe{
-	ID: "CORE-HTTP-PROTOCOL-VERSION", Name: "http-protocol-version", Severity: packs.Medium,
+	Requires: packs.RequiresHTTP,
+	ID:       "CORE-HTTP-PROTOCOL-VERSION", Name: "http-protocol-version", Severity: packs.Medium,
 	Doc: "a request with an unsupported MCP-Protocol-Version header must get 400 (basic/transports#protocol-version-header, SHOULD)",
 	Run: func(p *packs.Pass) {
 		if !needHTTP(p) || !legacyOnly(p, "ping; modern-unsupported-version judges an unknown version") {
@@ -246,7 +251,8 @@ var httpVersion = packs.Probe{
 }
 
 var httpLoopbackOnly = packs.Probe{
-	ID: "CORE-HTTP-LOOPBACK-ONLY", Name: "http-loopback-only", Severity: packs.Medium, CWE: "CWE-1327",
+	Requires: packs.RequiresHTTP,
+	ID:       "CORE-HTTP-LOOPBACK-ONLY", Name: "http-loopback-only", Severity: packs.Medium, CWE: "CWE-1327",
 	Doc: "a local HTTP server should listen on loopback only (basic/transports#security-warning, SHOULD)",
 	Run: func(p *packs.Pass) {
 		if p.HTTP == nil { // any HTTP transport, the legacy HTTP+SSE one too

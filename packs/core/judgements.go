@@ -63,6 +63,7 @@ var clientCapabilities = packs.Probe{
 }
 
 var httpCORS = packs.Probe{
+	Requires: packs.RequiresHTTP,
 	ID:       "CORE-HTTP-CORS",
 	Name:     "http-cors",
 	Severity: packs.Medium,

@@ -130,6 +130,7 @@ func (r *reply) got() string {
 }
 
 var discover = packs.Probe{
+	Requires: packs.RequiresModern,
 	ID:       "CORE-DISCOVER",
 	Name:     "discover",
 	Severity: packs.High,
@@ -208,6 +209,7 @@ func discoverDefects(result json.RawMessage, version string) []defect {
 }
 
 var modernMeta = packs.Probe{
+	Requires: packs.RequiresModern,
 	ID:       "CORE-MODERN-META",
 	Name:     "modern-meta-required",
 	Severity: packs.High,
@@ -242,6 +244,7 @@ var modernMeta = packs.Probe{
 }
 
 var modernVersionError = packs.Probe{
+	Requires: packs.RequiresModern,
 	ID:       "CORE-MODERN-UNSUPPORTED-VERSION",
 	Name:     "modern-unsupported-version",
 	Severity: packs.High,
@@ -287,6 +290,7 @@ var removedMethods = []struct{ method, members string }{
 }
 
 var removedMethodsProbe = packs.Probe{
+	Requires: packs.RequiresModern,
 	ID:       "CORE-MODERN-REMOVED-METHODS",
 	Name:     "modern-removed-methods",
 	Severity: packs.High,
@@ -317,6 +321,7 @@ var removedMethodsProbe = packs.Probe{
 }
 
 var unrequestedLog = packs.Probe{
+	Requires: packs.RequiresModern,
 	ID:       "CORE-MODERN-NO-UNREQUESTED-LOG",
 	Name:     "modern-no-unrequested-log",
 	Severity: packs.High,
@@ -343,6 +348,7 @@ var unrequestedLog = packs.Probe{
 }
 
 var noStdoutRequests = packs.Probe{
+	Requires: packs.RequiresModern,
 	ID:       "CORE-MODERN-NO-STDOUT-REQUESTS",
 	Name:     "modern-no-stdout-requests",
 	Severity: packs.High,

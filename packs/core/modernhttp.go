@@ -58,6 +58,7 @@ func headerCases(p *packs.Pass) []headerCase {
 }
 
 var modernHTTPHeaders = packs.Probe{
+	Requires: packs.RequiresHTTP | packs.RequiresModern,
 	ID:       "CORE-MODERN-HTTP-HEADERS",
 	Name:     "modern-http-headers",
 	Severity: packs.High,
@@ -86,6 +87,7 @@ var modernHTTPHeaders = packs.Probe{
 const codeHeaderMismatch = -32020
 
 var modernHTTPNoSessions = packs.Probe{
+	Requires: packs.RequiresHTTP | packs.RequiresModern,
 	ID:       "CORE-MODERN-HTTP-NO-SESSIONS",
 	Name:     "modern-http-no-sessions",
 	Severity: packs.Medium,

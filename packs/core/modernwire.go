@@ -92,6 +92,7 @@ func (t *tally) report(p *packs.Pass) {
 }
 
 var resultShape = packs.Probe{
+	Requires: packs.RequiresModern,
 	ID:       "CORE-MODERN-RESULT-SHAPE",
 	Name:     "modern-result-shape",
 	Severity: packs.High,
@@ -166,6 +167,7 @@ var (
 )
 
 var errorCodes = packs.Probe{
+	Requires: packs.RequiresModern,
 	ID:       "CORE-MODERN-ERROR-CODES",
 	Name:     "modern-error-codes",
 	Severity: packs.High,
@@ -204,6 +206,7 @@ var errorCodes = packs.Probe{
 }
 
 var legacyInitialize = packs.Probe{
+	Requires: packs.RequiresModern,
 	ID:       "CORE-MODERN-LEGACY-INITIALIZE",
 	Name:     "modern-legacy-initialize",
 	Severity: packs.Low,
