@@ -27,11 +27,11 @@ type Streamer interface {
 // line, until in ends: a line that is not JSON gets -32700, a JSON value
 // that is not a request -32600, a request goes to handle; notifications
 // and responses sent to the server are dropped. Replies are written whole,
-// one at a time. Serve returns once in has ended and every reply handle
-// promised was written.
+// one at a time. Serve returns as soon as in ends, without waiting for
+// replies still to come: a server exits when its stdin closes, whatever
+// its calls are doing (a reply written later goes nowhere).
 func Serve(in io.Reader, out io.Writer, handle Handler) {
 	var mu sync.Mutex // one response at a time on out
-	var pending sync.WaitGroup
 	send := func(r *Response) {
 		r.JSONRPC = "2.0"
 		mu.Lock()
@@ -62,11 +62,9 @@ func Serve(in io.Reader, out io.Writer, handle Handler) {
 		case reject != nil:
 			send(reject)
 		case req != nil && req.ID != nil:
-			pending.Add(1)
 			var once sync.Once
 			handle(req, func(result any, e *Error) {
 				once.Do(func() {
-					defer pending.Done()
 					if e != nil {
 						send(&Response{ID: req.ID, Error: e})
 					} else {
@@ -76,7 +74,6 @@ func Serve(in io.Reader, out io.Writer, handle Handler) {
 			})
 		}
 	}
-	pending.Wait()
 }
 
 // Tools handles the methods of a small stdio MCP server with tools only:
