@@ -2,52 +2,19 @@ package report
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"gotest.tools/v3/golden"
 )
 
-// updateGoldenEnv rewrites the golden files instead of comparing with them:
+// assertGolden compares got with testdata/name, byte for byte, showing
+// the difference when they differ. gotest.tools/v3/golden owns the -update
+// flag that rewrites the golden files instead:
 //
-//	SEALMARK_UPDATE_GOLDEN=1 go test ./internal/report/
-//
-// An environment variable, not a flag: gotest.tools/v3/golden owns -update,
-// and a second -update flag panics. (gotest.tools needs go-cmp, which go.sum
-// does not hold yet; once it does, assertGolden can become golden.Assert.)
-const updateGoldenEnv = "SEALMARK_UPDATE_GOLDEN"
-
-// assertGolden compares got with testdata/name.
+//	go test ./internal/report/ -run Golden -update
 func assertGolden(t *testing.T, got []byte, name string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv(updateGoldenEnv) != "" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatalf("update %s: %v", path, err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file: %v (run with %s=1 to create it)", err, updateGoldenEnv)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(gl), len(wl)) {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Errorf("%s: line %d differs (run with %s=1 to accept)\n got: %q\nwant: %q\n--- got ---\n%s", path, i+1, updateGoldenEnv, g, w, got)
-			return
-		}
-	}
+	golden.Assert(t, string(got), name)
 }
 
 func TestWriteJSONGolden(t *testing.T) {
