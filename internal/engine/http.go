@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -43,6 +44,15 @@ func (e *Engine) openHTTP(ctx context.Context, pr *PackRun, first bool) error {
 		e.httpUndo = cleanup.Add(proc.Kill)
 		go func() { _, _ = io.Copy(io.Discard, proc.Messages()) }() // its stdout is a log, not MCP
 		if err := waitListening(ctx, target, proc.Done()); err != nil {
+			switch {
+			case errors.Is(err, errStartExited):
+				// How it ended and when, as for a stdio server.
+				err = fmt.Errorf("the server %s after %s before %s accepted connections",
+					exitWords(proc.ExitStatus()), shortDuration(time.Since(pr.started)), listenAddr(target))
+			case errors.Is(err, errStartSilent) && errors.Is(ctx.Err(), context.DeadlineExceeded):
+				err = fmt.Errorf("nothing listened on %s within %s: raise timeouts.start (--timeout) if the server needs longer to start",
+					listenAddr(target), e.cfg.StartTimeout)
+			}
 			return e.startError(pr, fmt.Errorf("server.start: %v", err))
 		}
 	} else if first && e.cfg.Start == "" {
@@ -62,6 +72,27 @@ func (e *Engine) openHTTP(ctx context.Context, pr *PackRun, first bool) error {
 	}
 	pr.sess = sess
 	return nil
+}
+
+// What waitListening saw: the started server exited, or nothing listened
+// in time.
+var (
+	errStartExited = errors.New("the server exited")
+	errStartSilent = errors.New("nothing listened")
+)
+
+// listenAddr is the host:port of an HTTP URL, the URL itself when it does
+// not parse.
+func listenAddr(target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // waitListening waits until the URL's host:port accepts a TCP connection,
@@ -84,9 +115,9 @@ func waitListening(ctx context.Context, target string, exited <-chan struct{}) e
 		}
 		select {
 		case <-exited:
-			return fmt.Errorf("the server exited before %s accepted connections", addr)
+			return fmt.Errorf("%w before %s accepted connections", errStartExited, addr)
 		case <-ctx.Done():
-			return fmt.Errorf("%s did not accept connections in time", addr)
+			return fmt.Errorf("%w: %s did not accept connections in time", errStartSilent, addr)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -106,6 +106,20 @@ func TestStartFailureWords(t *testing.T) {
 		assert.Equal(t, "pack core: no answer to initialize within 2s: raise timeouts.start (--timeout) if the server needs longer to start\n"+
 			"server log (last lines):\nsealmark-fixture ready\n", rep.HarnessError)
 	})
+	t.Run("started-exits", func(t *testing.T) {
+		cfg := fixtureConfig(t, "")
+		cfg.Command, cfg.Args = "", nil
+		cfg.Start, cfg.URL = "sh -c 'sleep 0.1; exit 3'", "http://127.0.0.1:{port}/mcp"
+		rep := runOnce(t, cfg)
+		assert.Regexp(t, `^pack core: server\.start: the server exited with status 3 after \d+\.\d+s before 127\.0\.0\.1:\d+ accepted connections \(the server log is empty\)$`, rep.HarnessError)
+	})
+	t.Run("started-never-listens", func(t *testing.T) {
+		cfg := fixtureConfig(t, "")
+		cfg.Command, cfg.Args = "", nil
+		cfg.Start, cfg.URL, cfg.StartTimeout = "sleep 60", "http://127.0.0.1:{port}/mcp", 2*time.Second
+		rep := runOnce(t, cfg)
+		assert.Regexp(t, `^pack core: server\.start: nothing listened on 127\.0\.0\.1:\d+ within 2s: raise timeouts\.start \(--timeout\) if the server needs longer to start \(the server log is empty\)$`, rep.HarnessError)
+	})
 	t.Run("nothing-listens", func(t *testing.T) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)
