@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/engine"
 )
 
 // parseFlags parses args with set as set.Parse does, and names the flag an
@@ -37,4 +38,38 @@ func parseFlags(set *flag.FlagSet, args []string) error {
 	fmt.Fprintln(out, msg)
 	usage()
 	return err
+}
+
+// layeredFlag is a flag that sets a layered setting (defaults →
+// sealmark.yaml → SEALMARK_* → flags; config.Resolve takes it by name).
+type layeredFlag struct{ name, def, usage string }
+
+// sharedLayered are the layered flags run and scan both take, defined
+// here once: scan applies each to every server it runs.
+var sharedLayered = []layeredFlag{
+	{"packs", "", "run only these packs (comma-separated)"},
+	{"fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (low, medium, high, critical)"},
+	{"timeout", "30s", "bound on each server start up to its tool list"},
+	{"call-timeout", "10s", "bound on each request"},
+	{"probe-timeout", "5m", "bound on each probe; past it the probe is inconclusive"},
+	{"run-timeout", "1h", "bound on a server's whole run; past it the run stops (exit 3)"},
+	{"sandbox-dir", "", "make the sandbox under `DIR` (default the OS temp dir)"},
+	{"max-mib", "1024", "sandbox size limit in MiB (sandbox.max_mib)"},
+	{"layers-off", "", "turn off these containment `LAYERS` (comma-separated: " + strings.Join(engine.Layers, ", ") + "); the run is CUSTOM"},
+}
+
+// addShared defines sharedLayered on fs.
+func addShared(fs *flag.FlagSet) {
+	for _, l := range sharedLayered {
+		fs.String(l.name, l.def, l.usage)
+	}
+}
+
+// sharedNames are sharedLayered's names.
+func sharedNames() []string {
+	names := make([]string, len(sharedLayered))
+	for i, l := range sharedLayered {
+		names[i] = l.name
+	}
+	return names
 }

@@ -32,7 +32,7 @@ type scanFlags struct {
 }
 
 // scanLayered are scan's flags that go through config.Resolve for each server.
-var scanLayered = []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off"}
+var scanLayered = sharedNames()
 
 func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	f := &scanFlags{}
@@ -56,21 +56,13 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.StringVar(&f.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
 	fs.StringVar(&f.junit, "junit", "", "write JUnit XML with one suite per server to `PATH`")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "install launchers' packages under `DIR` (default the user cache dir's sealmark)")
-	fs.String("packs", "", "run only these packs (comma-separated)")
-	fs.String("fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (low, medium, high, critical)")
-	fs.String("timeout", "30s", "bound on each server start up to its tool list")
-	fs.String("call-timeout", "10s", "bound on each request")
-	fs.String("probe-timeout", "5m", "bound on each probe: past it the probe is inconclusive")
-	fs.String("run-timeout", "1h", "bound on each server's whole run: past it that run stops, an error")
-	fs.String("sandbox-dir", "", "make the sandboxes under `DIR` (default the OS temp dir)")
-	fs.String("max-mib", "1024", "each sandbox's size limit in MiB")
-	fs.String("layers-off", "", "turn off these containment `LAYERS` (comma-separated); the runs are CUSTOM")
+	addShared(fs) // each applies to every server
 	return fs, f
 }
 
 func scanCmd(args []string, stdout, stderr io.Writer) int {
 	fs, f := newScanFlags(stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return report.ExitClean
 		}
