@@ -15,10 +15,12 @@ import (
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/realserver"
 	"github.com/sealmark/sealmark/internal/sandbox"
 	"github.com/sealmark/sealmark/internal/session"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
+	"github.com/sealmark/sealmark/packs/fs"
 )
 
 // The benchmarks below measure the harness's own cost next to the server's:
@@ -113,6 +115,15 @@ func BenchmarkCoreSplit(b *testing.B) {
 func BenchmarkDefaultRunSplit(b *testing.B) {
 	self, _ := os.Executable()
 	benchSplit(b, engine.All, self, example.Verb)
+}
+
+// BenchmarkReferenceSplit is the same split for a whole default run of
+// the core and fs packs (passive) against the newest reference file
+// server, @modelcontextprotocol/server-filesystem (installed by .ci/run;
+// skipped without it).
+func BenchmarkReferenceSplit(b *testing.B) {
+	script := realserver.FilesystemLatest.CwdArg(b)
+	benchSplit(b, []packs.Pack{core.Pack, fs.Pack}, "node", script, "{sandbox}")
 }
 
 // benchSplit runs the catalog against the server b.N times and reports the
