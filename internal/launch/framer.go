@@ -11,13 +11,15 @@ import (
 // framer splits the server's stdout into frames, records every one, and
 // forwards the JSON ones, each followed by "\n", to out.
 type framer struct {
-	frames  *frameLog
-	out     *io.PipeWriter
-	maxLine int
+	frames     *frameLog
+	out        *io.PipeWriter
+	maxLine    int
+	maxMessage int // an oversize line up to this long is still held and, when JSON, forwarded
 
-	line     []byte // the current line, up to maxLine+1 bytes (its prefix once oversize)
+	line     []byte // the current line, up to maxMessage+1 bytes (its prefix once cut)
 	size     int64  // the current line's length so far
 	over     bool   // the current line passed maxLine
+	cut      bool   // the current line passed maxMessage: only its prefix is held
 	last     byte   // the current line's last byte
 	forward  bool   // out still accepts frames
 	reusable int    // largest line buffer kept between lines
@@ -25,8 +27,8 @@ type framer struct {
 
 const readBuffer = 64 << 10
 
-func newFramer(frames *frameLog, out *io.PipeWriter, maxLine int) *framer {
-	return &framer{frames: frames, out: out, maxLine: maxLine, forward: true, reusable: readBuffer}
+func newFramer(frames *frameLog, out *io.PipeWriter, maxLine, maxMessage int) *framer {
+	return &framer{frames: frames, out: out, maxLine: maxLine, maxMessage: max(maxLine, maxMessage), forward: true, reusable: readBuffer}
 }
 
 // run reads r until EOF or an error, then records any unterminated last line
@@ -52,22 +54,25 @@ func (f *framer) run(r io.Reader) {
 	}
 }
 
-// take adds part of a line. It keeps at most maxLine+1 bytes (room for a
-// "\r" before the "\n"); past that the line is oversize and only its first
-// oversizeKeep bytes are kept.
+// take adds part of a line. Past maxLine+1 bytes (room for a "\r" before
+// the "\n") the line is oversize; it is still held whole up to maxMessage+1
+// bytes, and past that only its first oversizeKeep bytes are kept.
 func (f *framer) take(b []byte) {
 	if len(b) == 0 {
 		return
 	}
 	f.size += int64(len(b))
 	f.last = b[len(b)-1]
-	if !f.over && len(f.line)+len(b) > f.maxLine+1 {
+	if f.size > int64(f.maxLine+1) {
 		f.over = true
+	}
+	if !f.cut && len(f.line)+len(b) > f.maxMessage+1 {
+		f.cut = true
 		if len(f.line) > oversizeKeep {
 			f.line = f.line[:oversizeKeep]
 		}
 	}
-	if f.over {
+	if f.cut {
 		if room := oversizeKeep - len(f.line); room > 0 {
 			f.line = append(f.line, b[:min(room, len(b))]...)
 		}
@@ -76,7 +81,7 @@ func (f *framer) take(b []byte) {
 	if need := len(f.line) + len(b); need > cap(f.line) {
 		// Double rather than let append grow by a quarter: a line near
 		// maxLine then costs about twice its size in allocations, not five.
-		grown := make([]byte, len(f.line), min(max(2*cap(f.line), need, 512), f.maxLine+1))
+		grown := make([]byte, len(f.line), min(max(2*cap(f.line), need, 512), f.maxMessage+1))
 		copy(grown, f.line)
 		f.line = grown
 	}
@@ -92,10 +97,16 @@ func (f *framer) emit() {
 			line = line[:size]
 		}
 	}
-	kind := Oversize
-	if !f.over && size <= int64(f.maxLine) {
+	kind, whole := Oversize, []byte(nil)
+	switch {
+	case !f.over && size <= int64(f.maxLine):
 		kind = classify(line)
-	} else if len(line) > oversizeKeep {
+	case !f.cut && size <= int64(f.maxMessage) && json.Valid(line):
+		// Oversize, and recorded so, but held whole: the message it
+		// carries (a tool list padded past the limit) is still read.
+		whole = line
+	}
+	if kind == Oversize && len(line) > oversizeKeep {
 		line = line[:oversizeKeep]
 	}
 	data := make([]byte, len(line), len(line)+1)
@@ -106,12 +117,17 @@ func (f *framer) emit() {
 			f.forward = false // the reader is gone; keep recording
 		}
 	}
+	if whole != nil && f.forward {
+		if _, err := f.out.Write(append(whole, '\n')); err != nil {
+			f.forward = false
+		}
+	}
 	if cap(f.line) > f.reusable {
 		f.line = nil
 	} else {
 		f.line = f.line[:0]
 	}
-	f.size, f.over, f.last = 0, false, 0
+	f.size, f.over, f.cut, f.last = 0, false, false, 0
 }
 
 func classify(line []byte) FrameKind {

@@ -18,6 +18,12 @@ type wantFrame struct {
 // messages.
 func frame(t *testing.T, input io.Reader, maxLine int) ([]Frame, string) {
 	t.Helper()
+	return frameUpTo(t, input, maxLine, maxLine)
+}
+
+// frameUpTo is frame with a maxMessage of its own.
+func frameUpTo(t *testing.T, input io.Reader, maxLine, maxMessage int) ([]Frame, string) {
+	t.Helper()
 	log := newFrameLog(DefaultMaxFrameBytes)
 	r, w := io.Pipe()
 	got := make(chan string)
@@ -25,7 +31,7 @@ func frame(t *testing.T, input io.Reader, maxLine int) ([]Frame, string) {
 		b, _ := io.ReadAll(r)
 		got <- string(b)
 	}()
-	newFramer(log, w, maxLine).run(input)
+	newFramer(log, w, maxLine, maxMessage).run(input)
 	return log.since(0), <-got
 }
 
@@ -80,6 +86,26 @@ func TestFramerMaxLineBoundary(t *testing.T) {
 	})
 }
 
+// TestFramerDeliversOversizeMessages: a JSON line past maxLine but within
+// maxMessage is an oversize frame holding its first 4 KiB, and is still
+// delivered whole; past maxMessage, or when it is not JSON, it is not.
+func TestFramerDeliversOversizeMessages(t *testing.T) {
+	big := `{"tools":"` + strings.Repeat("d", 2*oversizeKeep) + `"}` // within maxMessage
+	huge := `{"tools":"` + strings.Repeat("d", 4*readBuffer) + `"}`  // past it
+	junk := strings.Repeat("x", 3*oversizeKeep)
+	in := big + "\r\n" + huge + "\n" + junk + "\n" + "[]\n"
+	frames, msgs := frameUpTo(t, iotest.HalfReader(strings.NewReader(in)), 100, 2*readBuffer)
+	checkFrames(t, frames, []wantFrame{
+		{Oversize, big[:oversizeKeep], int64(len(big))},
+		{Oversize, huge[:oversizeKeep], int64(len(huge))},
+		{Oversize, junk[:oversizeKeep], int64(len(junk))},
+		{JSON, "[]", 2},
+	})
+	if msgs != big+"\n[]\n" {
+		t.Errorf("messages = %.60q (%d bytes), want the oversize JSON line whole and []", msgs, len(msgs))
+	}
+}
+
 func TestFramerLinesLongerThanItsBuffer(t *testing.T) {
 	long := `"` + strings.Repeat("j", 3*readBuffer) + `"`
 	huge := strings.Repeat("h", 5*readBuffer)
@@ -99,7 +125,7 @@ func TestFramerKeepsRecordingWhenMessagesIsClosed(t *testing.T) {
 	log := newFrameLog(DefaultMaxFrameBytes)
 	r, w := io.Pipe()
 	r.Close()
-	newFramer(log, w, 100).run(strings.NewReader("{}\nx\n[]\n"))
+	newFramer(log, w, 100, 100).run(strings.NewReader("{}\nx\n[]\n"))
 	if got := len(log.since(0)); got != 3 {
 		t.Errorf("recorded %d frames after the reader went away, want 3", got)
 	}

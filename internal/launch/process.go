@@ -97,7 +97,7 @@ func Start(spec Spec) (*Process, error) {
 	go p.reap()
 	go func() {
 		defer close(p.framed)
-		newFramer(p.frames, msgW, spec.maxLine()).run(outR)
+		newFramer(p.frames, msgW, spec.maxLine(), spec.maxMessage()).run(outR)
 	}()
 	go func() {
 		defer close(p.logged)

@@ -5,6 +5,7 @@ import "os"
 // Defaults for the zero values of Spec's limits.
 const (
 	DefaultMaxLine       = 4 << 20
+	DefaultMaxMessage    = 8 << 20
 	DefaultLogBytes      = 1 << 20
 	DefaultMaxFrameBytes = 32 << 20
 )
@@ -29,6 +30,13 @@ type Spec struct {
 	// <= 0). A longer line becomes an oversize frame holding its first 4 KiB;
 	// the rest is read and discarded without being buffered.
 	MaxLine int
+	// MaxMessage is the longest oversize line still delivered to Messages
+	// when it is valid JSON (DefaultMaxMessage when <= 0, never below
+	// MaxLine): such a line is recorded as an oversize frame (its first
+	// 4 KiB), so probes judge its size, but the message it carries (a tool
+	// list padded past MaxLine) is read rather than waited for until a
+	// timeout.
+	MaxMessage int
 	// LogBytes is the capacity of the server log that receives stderr
 	// (DefaultLogBytes when <= 0).
 	LogBytes int
@@ -52,6 +60,7 @@ type Spec struct {
 }
 
 func (s Spec) maxLine() int       { return orDefault(s.MaxLine, DefaultMaxLine) }
+func (s Spec) maxMessage() int    { return orDefault(s.MaxMessage, DefaultMaxMessage) }
 func (s Spec) logBytes() int      { return orDefault(s.LogBytes, DefaultLogBytes) }
 func (s Spec) maxFrameBytes() int { return orDefault(s.MaxFrameBytes, DefaultMaxFrameBytes) }
 

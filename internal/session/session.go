@@ -204,20 +204,18 @@ func (s *Session) Describe(f packs.Frame) string { return describeFrame(&s.mu, s
 
 // describeFrame names the harness request a JSON response frame answers,
 // from the requests the session described by their JSON id.
+// An oversize frame names it too when its kept start holds the id.
 func describeFrame(mu *sync.Mutex, described map[string]string, f packs.Frame) string {
-	if f.Kind != "json" {
+	if f.Kind != "json" && f.Kind != "oversize" {
 		return ""
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(f.Data, &m) != nil || m.Method != "" || len(m.ID) == 0 {
+	m := f.Head()
+	if m == nil || m["method"] != nil || len(m["id"]) == 0 {
 		return ""
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return described[string(m.ID)]
+	return described[string(m["id"])]
 }
 
 // Log returns the server log held so far.

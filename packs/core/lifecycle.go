@@ -62,6 +62,9 @@ var stdoutOnly = packs.Probe{
 				what = "a line that is not JSON"
 			case "oversize":
 				what = fmt.Sprintf("a line of %d bytes, over the harness's limit", f.Size)
+				if req := p.Server.Describe(f); req != "" {
+					what += " (the answer to " + req + ")"
+				}
 			}
 			if what == "" {
 				continue

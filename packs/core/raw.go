@@ -107,8 +107,8 @@ func barrier(p *packs.Pass) error {
 func responses(p *packs.Pass, from int) []message {
 	var out []message
 	for _, f := range p.Server.Frames(from) {
-		if f.Kind != "json" || p.Server.Describe(f) != "" {
-			continue
+		if (f.Kind != "json" && f.Kind != "oversize") || p.Server.Describe(f) != "" {
+			continue // an oversize answer is an answer, its start read by parse
 		}
 		m := parse(f)
 		if m.batch != nil || (m.fields != nil && m.fields["method"] == nil) {
@@ -150,6 +150,8 @@ func parse(f packs.Frame) message {
 	data := bytes.TrimSpace(f.Data)
 	switch {
 	case len(data) == 0:
+	case data[0] == '{' && f.Kind == "oversize":
+		m.fields = f.Head() // only the line's start is kept
 	case data[0] == '{':
 		_ = json.Unmarshal(data, &m.fields)
 	case data[0] == '[':

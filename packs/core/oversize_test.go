@@ -1,0 +1,69 @@
+package core_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/packs"
+)
+
+// TestOversizeToolListJudged runs core against a server whose add_note
+// description is padded to 5 MiB before an <IMPORTANT> block, so its
+// tools/list line is over the 4 MiB frame limit: the line is a finding
+// that names tools/list, the poisoned description is still judged (the
+// list was read, not waited for until the start timeout), and the probes
+// that send raw requests take the oversize answers for answers. The same
+// server without the padding has none of these findings.
+func TestOversizeToolListJudged(t *testing.T) {
+	t.Parallel()
+	reps := map[string]*report.Report{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, flaws := range []string{"padded-poison", ""} {
+		wg.Go(func() {
+			rep, err := volumeReport(flaws)
+			require.NoError(t, err)
+			mu.Lock()
+			reps[flaws] = rep
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for flaws, rep := range reps {
+		require.Empty(t, rep.HarnessError, flaws)
+		found := map[string][]string{}
+		for _, p := range rep.Packs[0].Probes {
+			for _, f := range p.Findings {
+				found[p.ID] = append(found[p.ID], f.Message)
+			}
+		}
+		if flaws == "" {
+			assert.Empty(t, found, "the good server")
+			continue
+		}
+		assert.True(t, anyContains(found["CORE-TOOL-METADATA"], `tool "add_note" description has a tag addressed to the model`), "%v", found["CORE-TOOL-METADATA"])
+		assert.True(t, anyContains(found["CORE-STDOUT-JSONRPC"], "over the harness's limit (the answer to tools/list)"), "%v", found["CORE-STDOUT-JSONRPC"])
+		for id := range found {
+			assert.Contains(t, []string{"CORE-TOOL-METADATA", "CORE-STDOUT-JSONRPC"}, id, "unexpected findings %v", found[id])
+		}
+		for _, p := range rep.Packs[0].Probes {
+			if p.ID == "CORE-TOOLS-LIST" {
+				assert.Equal(t, packs.Passed, p.Verdict, "%s: %s", p.Verdict, p.Reason)
+			}
+		}
+	}
+}
+
+func anyContains(msgs []string, want string) bool {
+	for _, m := range msgs {
+		if strings.Contains(m, want) {
+			return true
+		}
+	}
+	return false
+}
