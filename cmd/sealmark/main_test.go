@@ -301,6 +301,8 @@ func TestFlagDidYouMean(t *testing.T) {
 		{[]string{"doctor", "--sandox-dir", "x"}, "flag provided but not defined: -sandox-dir (did you mean --sandbox-dir?)\n"},
 		{[]string{"init", "--forse"}, "flag provided but not defined: -forse (did you mean --force?)\n"},
 		{[]string{"diff", "--fial-on", "low"}, "flag provided but not defined: -fial-on (did you mean --fail-on?)\n"},
+		{[]string{"scan", "--job", "2"}, "flag provided but not defined: -job (did you mean --jobs?)\n"},
+		{[]string{"merge", "--jsn", "x"}, "flag provided but not defined: -jsn (did you mean --json?)\n"},
 		{[]string{"run", "--zzzzzzzz"}, "flag provided but not defined: -zzzzzzzz\n"},
 	} {
 		code, _, errOut := sealmark(t, tc.args...)

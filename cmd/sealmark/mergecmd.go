@@ -38,7 +38,7 @@ func mergeFlags(w io.Writer) (*flag.FlagSet, *mergeOptions) {
 // mergeCmd merges per-server JSON reports into one.
 func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	set, o := mergeFlags(stderr)
-	if err := set.Parse(args); err != nil {
+	if err := parseFlags(set, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return report.ExitClean
 		}
