@@ -8,6 +8,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/seccomp"
 	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/observers/internal/ledger"
 )
 
 // Bounds of an Observer.
@@ -29,15 +30,14 @@ const (
 type Observer struct {
 	sup seccomp.Supervisor // the notification loop that answers the server's calls
 
-	mu      sync.Mutex
-	token   string // the open probe, "" when none is
-	pending []observers.Record
-	full    bool  // pending is at MaxRecords: new records are being dropped
-	dropped int64 // records dropped since the start
-	losses  []observers.Record
-	closed  bool
-	counts  Counts
-	recent  []observers.Record // the last maxRecent records, for a start that failed
+	book *ledger.Ledger // the records no Collect returned yet, by probe
+
+	mu     sync.Mutex
+	token  string // the open probe, "" when none is
+	losses []observers.Record
+	closed bool
+	counts Counts
+	recent []observers.Record // the last maxRecent records, for a start that failed
 }
 
 // maxRecent is how many of the latest records Recent returns.
@@ -70,28 +70,13 @@ func (o *Observer) Begin(token string) {
 	defer o.mu.Unlock()
 	if !o.closed {
 		o.token = token
+		o.book.Begin(token)
 	}
 }
 
 // Collect returns the records attributed to token that no Collect returned
 // yet, with a loss record when some were dropped.
-func (o *Observer) Collect(token string) []observers.Record {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	var out, keep []observers.Record
-	for _, r := range o.pending {
-		if r.Token == token {
-			out = append(out, r)
-		} else {
-			keep = append(keep, r)
-		}
-	}
-	o.pending = keep
-	if len(o.pending) < MaxRecords {
-		o.full = false
-	}
-	return out
-}
+func (o *Observer) Collect(token string) []observers.Record { return o.book.Collect(token) }
 
 // Close stops answering (from now on the server's filtered calls fail
 // with ENOSYS: the filter fails closed), and returns every record no
@@ -116,13 +101,8 @@ func (o *Observer) Close() []observers.Record {
 	for _, p := range problems {
 		o.losses = append(o.losses, o.record(observers.KindLoss, p, map[string]string{"op": "loss"}))
 	}
-	if o.dropped > 0 {
-		o.losses = append(o.losses, o.record(observers.KindLoss,
-			fmt.Sprintf("%d egress records dropped past the cap of %d", o.dropped, MaxRecords),
-			map[string]string{"op": "loss", "dropped": fmt.Sprint(o.dropped)}))
-	}
-	out := append(o.pending, o.losses...)
-	o.pending, o.losses = nil, nil
+	out := append(o.book.Close(), o.losses...)
+	o.losses = nil
 	return out
 }
 
@@ -131,32 +111,22 @@ func (o *Observer) Counts() Counts {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	c := o.counts
-	c.Dropped = o.dropped
+	c.Dropped = o.book.Dropped()
 	return c
 }
 
 // Add keeps a record attributed to the open probe (to none when
-// unattributed), or counts it as dropped past MaxRecords.
+// unattributed); past MaxRecords it is counted as dropped and a loss
+// record says so at Collect.
 func (o *Observer) Add(kind, summary string, data map[string]string, unattributed bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if len(o.pending) >= MaxRecords {
-		o.dropped++
-		if !o.full {
-			o.full = true
-			// one over the cap, once per overflow, so the probe sees it
-			o.pending = append(o.pending, o.record(observers.KindLoss,
-				fmt.Sprintf("more than %d egress records pending: later ones are dropped", MaxRecords),
-				map[string]string{"op": "loss"}))
-		}
-		return
-	}
 	r := o.record(kind, summary, data)
 	if unattributed {
 		r.Token = ""
 		delete(r.Data, "attributed")
 	}
-	o.pending = append(o.pending, r)
+	o.book.Add(r)
 	if len(o.recent) == maxRecent {
 		o.recent = append(o.recent[:0], o.recent[1:]...)
 	}
@@ -206,7 +176,7 @@ var (
 // New returns an Observer with no notification loop yet: give it to
 // seccomp.Supervise (or contain's Handoff.Complete) as the sink, then
 // Attach the loop it returns, so that Close stops it.
-func New() *Observer { return &Observer{} }
+func New() *Observer { return &Observer{book: ledger.New("egress", MaxRecords, 0, 1)} }
 
 // Attach gives the Observer the loop that feeds it; Close stops it.
 func (o *Observer) Attach(sup seccomp.Supervisor) {

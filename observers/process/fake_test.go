@@ -196,7 +196,7 @@ func TestFakeDroppedRecords(t *testing.T) {
 		t.Fatalf("Collect returned %d records, want %d and one loss record", len(recs), maxPending+1)
 	}
 	last := recs[len(recs)-1]
-	if last.Kind != observers.KindLoss || last.Data["dropped"] != "5" {
+	if last.Kind != observers.KindLoss || last.Data[observers.KeyCount] != "5" || last.Data[observers.KeyReason] != "records" {
 		t.Errorf("last record = %+v, want a loss record for 5 dropped", last)
 	}
 }

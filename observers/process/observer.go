@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/observers/internal/ledger"
 )
 
 // Options configures an Observer. The zero value watches only tracked
@@ -61,10 +62,8 @@ type Observer struct {
 	marked  map[ident]bool   // marker lookups of processes outside the tree
 	wrapped map[ident]ident  // infra process → the server it started
 	token   string           // the open probe, "" when none is
-	tokens  []string         // recent tokens, newest last
-	pending []observers.Record
-	dropped int
-	lost    map[string]bool // loss messages already recorded once
+	book    *ledger.Ledger   // recent tokens, and the records no Collect returned yet
+	lost    map[string]bool  // loss messages already recorded once
 	execs   execFollower
 	sampler *sampler
 	closed  bool
@@ -116,6 +115,7 @@ func newObserver(o Options, root string, self int) (*Observer, error) {
 		wrapped:  map[ident]ident{},
 		lost:     map[string]bool{},
 		execs:    execFollower{bin: o.Bin},
+		book:     ledger.New("process", maxPending, 0, maxTokens),
 	}, nil
 }
 
@@ -150,9 +150,7 @@ func (o *Observer) Begin(token string) {
 	}
 	o.sample(true)
 	o.token = token
-	if token != "" {
-		o.rememberToken(token)
-	}
+	o.book.Begin(token)
 	start := o.sampler == nil
 	if start {
 		o.sampler = newSampler()
@@ -173,16 +171,7 @@ func (o *Observer) Collect(token string) []observers.Record {
 		return nil
 	}
 	o.sample(true)
-	var out, keep []observers.Record
-	for _, r := range o.pending {
-		if r.Token == token {
-			out = append(out, r)
-		} else {
-			keep = append(keep, r)
-		}
-	}
-	o.pending = keep
-	return append(out, o.dropReport(token)...)
+	return o.book.Collect(token)
 }
 
 // Close stops the observer and returns every record no Collect returned:
@@ -200,8 +189,7 @@ func (o *Observer) Close() []observers.Record {
 	}
 	unregisterLeaders(o.tracked)
 	o.tracked = nil
-	out := append(o.pending, o.dropReport("")...)
-	o.pending = nil
+	out := o.book.Close()
 	s := o.sampler
 	o.sampler, o.token = nil, ""
 	o.mu.Unlock()
@@ -334,19 +322,6 @@ func (o *Observer) sample(force bool) {
 		o.forgetWrapped(procs)
 	}
 	o.execs.follow(o, force)
-}
-
-func (o *Observer) rememberToken(token string) {
-	for i, t := range o.tokens {
-		if t == token {
-			o.tokens = append(o.tokens[:i], o.tokens[i+1:]...)
-			break
-		}
-	}
-	o.tokens = append(o.tokens, token)
-	if len(o.tokens) > maxTokens {
-		o.tokens = o.tokens[len(o.tokens)-maxTokens:]
-	}
 }
 
 func (o *Observer) mask(s string) string {

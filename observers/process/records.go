@@ -10,32 +10,18 @@ import (
 
 	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/observers/internal/ledger"
 )
 
 // attribute picks the token a record belongs to: a recent probe's token
-// found in texts (the open probe's first), else the open probe by time.
-// o.mu is held.
+// found in texts (the newest first), else the open probe by time. o.mu is
+// held.
 func (o *Observer) attribute(texts []string) (token, how string) {
-	has := func(tok string) bool {
-		for _, t := range texts {
-			if strings.Contains(t, tok) {
-				return true
-			}
-		}
-		return false
+	tok, how := o.book.Attribute([]byte(strings.Join(texts, "\x00")), o.token)
+	if how == ledger.ByNone {
+		return "", ""
 	}
-	if o.token != "" && has(o.token) {
-		return o.token, "token"
-	}
-	for i := len(o.tokens) - 1; i >= 0; i-- {
-		if t := o.tokens[i]; t != o.token && has(t) {
-			return t, "token"
-		}
-	}
-	if o.token != "" {
-		return o.token, "time"
-	}
-	return "", ""
+	return tok, how
 }
 
 // add keeps r for Collect or Close, within maxPending. o.mu is held.
@@ -49,11 +35,7 @@ func (o *Observer) add(r observers.Record, texts []string) {
 	if how != "" {
 		r.Data["attributed"] = how
 	}
-	if len(o.pending) >= maxPending {
-		o.dropped++
-		return
-	}
-	o.pending = append(o.pending, r)
+	o.book.Add(r) // past maxPending, counted and reported as a loss
 }
 
 // spawned records a process seen for the first time. o.mu is held.
@@ -169,24 +151,6 @@ func (o *Observer) lossOnce(key, format string, args ...any) {
 	}
 	o.lost[key] = true
 	o.lossf("%s", msg)
-}
-
-// dropReport returns a loss record for the records dropped past maxPending,
-// and resets the count. o.mu is held.
-func (o *Observer) dropReport(token string) []observers.Record {
-	if o.dropped == 0 {
-		return nil
-	}
-	n := o.dropped
-	o.dropped = 0
-	return []observers.Record{{
-		Kind:     observers.KindLoss,
-		Observer: o.Name(),
-		Time:     time.Now(),
-		Token:    token,
-		Summary:  fmt.Sprintf("process observer dropped %d records past its limit of %d", n, maxPending),
-		Data:     map[string]string{"op": "loss", "dropped": strconv.Itoa(n)},
-	}}
 }
 
 // harnessComm is the harness binary's comm (its name, cut to 15 bytes as

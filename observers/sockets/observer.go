@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/observers/internal/ledger"
 )
 
 // maxReported bounds the listeners an Observer remembers; past it, new ones
@@ -20,6 +21,10 @@ const maxReported = 4096
 // containment layer watches outbound connections.
 const EgressNotObserved = "attempted egress is not observed on this run (no seccomp layer)"
 
+// maxRecords bounds the records kept for Collect: every listener once,
+// and the losses.
+const maxRecords = maxReported + 8
+
 // Observer reports the listeners of a process tree, each once. It is safe
 // for concurrent use.
 type Observer struct {
@@ -28,8 +33,8 @@ type Observer struct {
 	mu      sync.Mutex
 	token   string // the open probe, "" when none is
 	seen    map[uint64]bool
-	knocked int // listeners spoken to (knock.go)
-	pending []observers.Record
+	knocked int            // listeners spoken to (knock.go)
+	book    *ledger.Ledger // the records no Collect returned yet, by probe
 	lost    map[string]bool
 	closed  bool
 }
@@ -38,7 +43,7 @@ type Observer struct {
 // returns when it is called (at Begin, Collect and Close); the engine passes
 // the process observer's PIDs. A nil pids checks nothing.
 func New(pids func() []int) *Observer {
-	return &Observer{pids: pids, seen: map[uint64]bool{}, lost: map[string]bool{}}
+	return &Observer{pids: pids, seen: map[uint64]bool{}, lost: map[string]bool{}, book: ledger.New("sockets", maxRecords, 0, 1)}
 }
 
 // Name returns "sockets".
@@ -56,6 +61,7 @@ func (o *Observer) Begin(token string) {
 	}
 	o.check()
 	o.token = token
+	o.book.Begin(token)
 }
 
 // Collect checks the tree and returns the listeners attributed to token that
@@ -67,16 +73,7 @@ func (o *Observer) Collect(token string) []observers.Record {
 		return nil
 	}
 	o.check()
-	var out, keep []observers.Record
-	for _, r := range o.pending {
-		if r.Token == token {
-			out = append(out, r)
-		} else {
-			keep = append(keep, r)
-		}
-	}
-	o.pending = keep
-	return out
+	return o.book.Collect(token)
 }
 
 // Close checks the tree a last time and returns every record no Collect
@@ -90,9 +87,8 @@ func (o *Observer) Close() []observers.Record {
 	o.check()
 	o.token = ""
 	o.closed = true
-	out := append(o.pending, o.record(observers.KindSocket, EgressNotObserved, map[string]string{"op": "egress-not-observed"}))
-	o.pending = nil
-	return out
+	o.book.Add(o.record(observers.KindSocket, EgressNotObserved, map[string]string{"op": "egress-not-observed"}))
+	return o.book.Close()
 }
 
 // check records listeners not reported yet. o.mu is held.
@@ -143,7 +139,7 @@ func (o *Observer) check() {
 		} else {
 			data["serves"] = fmt.Sprintf("not spoken to: more than %d listeners", maxKnocked)
 		}
-		o.pending = append(o.pending, o.record(observers.KindSocket, sum, data))
+		o.book.Add(o.record(observers.KindSocket, sum, data))
 	}
 }
 
@@ -178,7 +174,7 @@ func (o *Observer) lossOnce(key, format string, args ...any) {
 		return
 	}
 	o.lost[key] = true
-	o.pending = append(o.pending, o.record(observers.KindLoss, fmt.Sprintf(format, args...), map[string]string{"op": "loss"}))
+	o.book.Add(o.record(observers.KindLoss, fmt.Sprintf(format, args...), map[string]string{"op": "loss"}))
 }
 
 var _ observers.Observer = (*Observer)(nil)

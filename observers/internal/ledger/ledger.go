@@ -35,14 +35,15 @@ type Ledger struct {
 	maxRecords int
 	maxConns   int // the limit named in a refused-connections loss record
 
-	mu      sync.RWMutex
-	tokens  *tokenSet
-	open    string                        // the open probe's token, "" when none
-	pending map[string][]observers.Record // by token, not yet returned
-	kept    int
-	dropped map[string]int64 // records over maxRecords, by token
-	refused map[string]int64 // connections over maxConns, by token
-	closed  bool
+	mu         sync.RWMutex
+	tokens     *tokenSet
+	open       string                        // the open probe's token, "" when none
+	pending    map[string][]observers.Record // by token, not yet returned
+	kept       int
+	dropped    map[string]int64 // records over maxRecords, by token, not yet reported
+	droppedAll int64            // records over maxRecords, in all
+	refused    map[string]int64 // connections over maxConns, by token
+	closed     bool
 }
 
 // New returns a Ledger for the named observer with its bounds.
@@ -99,6 +100,7 @@ func (g *Ledger) Add(r observers.Record) {
 	}
 	if g.kept >= g.maxRecords {
 		g.dropped[r.Token]++
+		g.droppedAll++
 		return
 	}
 	g.pending[r.Token] = append(g.pending[r.Token], r)
@@ -194,4 +196,12 @@ func (g *Ledger) Refused() int64 {
 		n += c
 	}
 	return n
+}
+
+// Dropped returns how many records were dropped so far past maxRecords,
+// over all probes, including those already reported.
+func (g *Ledger) Dropped() int64 {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.droppedAll
 }
