@@ -139,3 +139,12 @@ func TestResponse(t *testing.T) {
 	assert.False(t, r.Refused())
 	assert.Equal(t, "a result", r.Brief())
 }
+
+// TestLegacyVersionIsTheNewestLegacy: the harness asks a legacy server for
+// the newest version of the initialize era, the last of mcpwire.Versions.
+func TestLegacyVersionIsTheNewestLegacy(t *testing.T) {
+	legacy := packs.KnownVersions[len(packs.KnownVersions)-2]
+	if legacy != packs.LegacyVersion || packs.KnownVersions[len(packs.KnownVersions)-1] != packs.ModernVersion {
+		t.Errorf("KnownVersions %v: want LegacyVersion %s last of the legacy ones, then %s", packs.KnownVersions, packs.LegacyVersion, packs.ModernVersion)
+	}
+}

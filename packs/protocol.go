@@ -1,5 +1,11 @@
 package packs
 
+import (
+	"slices"
+
+	"github.com/sealmark/sealmark/internal/mcpwire"
+)
+
 // The MCP protocol versions, eras, _meta keys and error codes: the one
 // place Sealmark writes them. The session speaks them; probes judge by
 // them.
@@ -14,8 +20,10 @@ const (
 )
 
 // KnownVersions are the protocol versions the specification has defined,
-// oldest first.
-var KnownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", LegacyVersion, ModernVersion}
+// oldest first: the initialize era's (mcpwire.Versions, which the servers
+// Sealmark ships and tests with speak; LegacyVersion is its newest), then
+// ModernVersion.
+var KnownVersions = append(slices.Clone(mcpwire.Versions), ModernVersion)
 
 // The _meta keys of a modern request and result.
 const (

@@ -19,7 +19,7 @@ var layers = []struct {
 	rank     int
 	prefixes []string
 }{
-	{0, []string{"observers", "internal/mcpwire", "internal/example", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout", "internal/hostpath"}},
+	{0, []string{"observers", "internal/version", "internal/mcpwire", "internal/example", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout", "internal/hostpath"}},
 	{1, []string{"internal/launch", "internal/contain", "internal/seccomp"}},
 	{2, []string{"observers/"}},
 	{3, []string{"packs", "internal/sandbox", "internal/session"}},
@@ -30,7 +30,7 @@ var layers = []struct {
 
 // testOnly are fixture servers and helpers of Sealmark's own tests: no
 // release package (outside testOnly) may import them.
-var testOnly = []string{"internal/fixture", "internal/realserver", "internal/sarifcheck", "internal/asnobody", "internal/reportcmp", "internal/arch"}
+var testOnly = []string{"internal/fixture", "packs/internal/packtest", "internal/realserver", "internal/sarifcheck", "internal/asnobody", "internal/reportcmp", "internal/arch"}
 
 // pending are the upward imports known and not yet removed, each with why.
 // The test fails when one of them is gone too, so the list stays true.
