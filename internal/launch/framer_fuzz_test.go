@@ -1,0 +1,119 @@
+package launch
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+)
+
+// chunkReader returns at most n bytes per Read, so a fuzz input also
+// varies where reads split lines (and "\r\n" pairs).
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), r.n)], r.b)
+	r.b = r.b[k:]
+	return k, nil
+}
+
+// modelFrames is what the framer must record for input, written from the
+// contract alone: one frame per "\n"-terminated line and one for a non-empty
+// unterminated last line; one trailing "\r" is the line ending's; a line
+// longer than maxLine is Oversize with its first oversizeKeep bytes.
+func modelFrames(input []byte, maxLine int) []Frame {
+	pieces := bytes.Split(input, []byte("\n"))
+	if last := pieces[len(pieces)-1]; len(last) == 0 {
+		pieces = pieces[:len(pieces)-1] // input empty or ending in "\n"
+	}
+	var out []Frame
+	for i, p := range pieces {
+		line := bytes.TrimSuffix(p, []byte("\r"))
+		f := Frame{Seq: i, Data: line, Size: int64(len(line))}
+		switch {
+		case len(line) > maxLine:
+			f.Kind, f.Data = Oversize, line[:min(len(line), oversizeKeep)]
+		case len(bytes.TrimSpace(line)) == 0:
+			f.Kind = Blank
+		case json.Valid(line):
+			f.Kind = JSON
+		default:
+			f.Kind = Garbage
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// FuzzFramer feeds any byte stream, in reads of any size, through the stdout
+// framer with any line limit and evidence budget, and checks it against
+// modelFrames: every line recorded once, in order, with its kind and full
+// size; no frame's data longer than the limit allows; the data held within
+// the budget and every byte accounted for (held plus FramesLost); exactly
+// the JSON lines forwarded.
+func FuzzFramer(f *testing.F) {
+	// Lines longer than the framer's 64 KiB read buffer, too large for a
+	// corpus file (the rest of the seeds are in testdata/fuzz/FuzzFramer).
+	huge := strings.Repeat("h", readBuffer+100)
+	f.Add([]byte(`{"a":"`+strings.Repeat("j", readBuffer)+`"}`+"\r\n"+huge+"\n[1]"), uint32(2*readBuffer), uint32(1<<20), uint16(0))
+	f.Add([]byte(huge+"\r\n{}\n"), uint32(100), uint32(5000), uint16(4000))
+	f.Fuzz(func(t *testing.T, input []byte, maxLine, budget uint32, chunk uint16) {
+		maxLine = 1 + maxLine%(4*readBuffer)
+		budget = 1 + budget%(1<<20)
+		log := newFrameLog(int(budget))
+		r, w := io.Pipe()
+		forwarded := make(chan []byte)
+		go func() {
+			b, _ := io.ReadAll(r)
+			forwarded <- b
+		}()
+		newFramer(log, w, int(maxLine)).run(&chunkReader{b: input, n: 1 + int(chunk)})
+		msgs := <-forwarded
+
+		want := modelFrames(input, int(maxLine))
+		if got := log.count(); got != len(want) {
+			t.Fatalf("recorded %d frames, want %d", got, len(want))
+		}
+		got := log.since(0)
+		if len(got) > log.maxRecords {
+			t.Errorf("holds %d frame records, over the bound %d", len(got), log.maxRecords)
+		}
+		first := len(want) - len(got) // older records may be dropped, never newer ones
+		var held, total int64
+		for _, w := range want {
+			total += int64(len(w.Data))
+		}
+		for i, g := range got {
+			w := want[first+i]
+			if g.Seq != w.Seq || g.Kind != w.Kind || g.Size != w.Size {
+				t.Fatalf("frame %d = {Seq %d Kind %s Size %d}, want {Seq %d Kind %s Size %d}", i, g.Seq, g.Kind, g.Size, w.Seq, w.Kind, w.Size)
+			}
+			if g.Data != nil && !bytes.Equal(g.Data, w.Data) {
+				t.Fatalf("frame %d data = %.60q, want %.60q", g.Seq, g.Data, w.Data)
+			}
+			held += int64(len(g.Data))
+		}
+		if held > int64(budget) {
+			t.Errorf("holds %d bytes of frame data, over the budget %d", held, budget)
+		}
+		if held+log.bytesLost() != total {
+			t.Errorf("held %d + lost %d bytes = %d, want the %d bytes of every frame", held, log.bytesLost(), held+log.bytesLost(), total)
+		}
+		var wantMsgs []byte
+		for _, w := range want {
+			if w.Kind == JSON {
+				wantMsgs = append(append(wantMsgs, w.Data...), '\n')
+			}
+		}
+		if !bytes.Equal(msgs, wantMsgs) {
+			t.Errorf("forwarded %.80q, want %.80q", msgs, wantMsgs)
+		}
+	})
+}
