@@ -57,7 +57,13 @@ func Decode(line []byte) (*Request, *Response) {
 	}
 	rawID, hasID := fields["id"]
 	id := ValidID(rawID)
-	if hasID && id == nil {
+	_, hasMethod := fields["method"]
+	_, hasResult := fields["result"]
+	_, hasError := fields["error"]
+	response := !hasMethod && (hasResult || hasError)
+	// A response to the server is ignored, an error's null id included
+	// (JSON-RPC 2.0 §5: null when the request's id could not be read).
+	if hasID && id == nil && !(response && hasError && string(rawID) == "null") {
 		return nil, ErrorResponse(nil, CodeInvalidRequest, "Invalid Request: id must be a string or a number")
 	}
 	invalid := func(why string) (*Request, *Response) {
@@ -67,17 +73,14 @@ func Decode(line []byte) (*Request, *Response) {
 	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != "2.0" {
 		return invalid(`jsonrpc must be "2.0"`)
 	}
-	rawMethod, hasMethod := fields["method"]
 	if !hasMethod {
-		_, hasResult := fields["result"]
-		_, hasError := fields["error"]
-		if hasResult || hasError {
+		if response {
 			return nil, nil
 		}
 		return invalid("missing method")
 	}
 	var method string
-	if err := json.Unmarshal(rawMethod, &method); err != nil || method == "" {
+	if err := json.Unmarshal(fields["method"], &method); err != nil || method == "" {
 		return invalid("method must be a non-empty string")
 	}
 	params := fields["params"]
