@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -103,7 +105,7 @@ func Parse(name string, data []byte) (*Settings, map[string]int, error) {
 	case top.Kind == yaml.MappingNode:
 		p.section(top, "")
 	default:
-		return nil, nil, fmt.Errorf("%s:%d: want a map of settings at the top level, got %s", name, top.Line, describe(top))
+		return nil, nil, fmt.Errorf("%s:%d: want a map of settings at the top level, got %s", name, top.Line, printable(describe(top)))
 	}
 	if len(p.errs) > 0 {
 		return nil, nil, errors.Join(p.errs...)
@@ -136,7 +138,31 @@ type parser struct {
 }
 
 func (p *parser) errorf(n *yaml.Node, key, format string, a ...any) {
-	p.errs = append(p.errs, fmt.Errorf("%s:%d: %s: %s", p.name, n.Line, key, fmt.Sprintf(format, a...)))
+	p.errs = append(p.errs, fmt.Errorf("%s:%d: %s: %s", p.name, n.Line, printable(key), printable(fmt.Sprintf(format, a...))))
+}
+
+// printable escapes the control characters (a line break in a key, a
+// terminal escape in a value) and invalid UTF-8 of the file's text in a
+// problem, so each problem stays one line: "a\nb", "\x1b[31m", "\xff".
+func printable(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // yamlLine matches the position yaml puts in a syntax error. An error
@@ -156,7 +182,7 @@ func (p *parser) syntax(err error, data []byte) error {
 	if strings.Contains(msg, "tab") || tabIndented(data, line) {
 		msg += " (indent with spaces, not tabs)"
 	}
-	return fmt.Errorf("%s:%d: invalid YAML: %s", p.name, line, msg)
+	return fmt.Errorf("%s:%d: invalid YAML: %s", p.name, line, printable(msg))
 }
 
 // tabIndented reports whether a tab is part of the indentation of line n
