@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sealmark/sealmark/packs"
 )
@@ -56,7 +57,11 @@ func brief(b []byte) string {
 	const max = 200
 	s := strings.ToValidUTF8(string(b), "?")
 	if len(s) > max {
-		return s[:max] + "…"
+		cut := max
+		for !utf8.RuneStart(s[cut]) {
+			cut-- // not inside a character: the text stays valid UTF-8
+		}
+		return s[:cut] + "…"
 	}
 	if s == "" {
 		return "(empty)"

@@ -95,14 +95,23 @@ func negotiateHTTP(p *packs.Pass) {
 }
 
 // sseData is the JSON of a response body: the body itself, or the data of
-// its first server-sent event.
+// its first server-sent event, whose data lines are joined with "\n" (the
+// SSE rule: a message may span several lines).
 func sseData(body string) string {
-	for _, line := range strings.Split(body, "\n") {
-		if d, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data:"); ok {
-			return strings.TrimSpace(d)
+	var data []string
+	for line := range strings.SplitSeq(body, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if line == "" && data != nil {
+			break // the end of the first event with data
+		}
+		if d, ok := strings.CutPrefix(line, "data:"); ok {
+			data = append(data, strings.TrimPrefix(d, " "))
 		}
 	}
-	return body
+	if data == nil {
+		return body
+	}
+	return strings.TrimSpace(strings.Join(data, "\n"))
 }
 
 // judgeNegotiated judges the protocolVersion of an initialize result that
