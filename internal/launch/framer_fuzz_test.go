@@ -28,44 +28,50 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 // contract alone: one frame per "\n"-terminated line and one for a non-empty
 // unterminated last line; one trailing "\r" is the line ending's; a line
 // longer than maxLine is Oversize with its first oversizeKeep bytes.
-func modelFrames(input []byte, maxLine int) []Frame {
+// forward is what Messages must carry: each JSON line, and each oversize
+// line of valid JSON up to maxMessage bytes, whole, each with a "\n".
+func modelFrames(input []byte, maxLine, maxMessage int) (frames []Frame, forward []byte) {
 	pieces := bytes.Split(input, []byte("\n"))
 	if last := pieces[len(pieces)-1]; len(last) == 0 {
 		pieces = pieces[:len(pieces)-1] // input empty or ending in "\n"
 	}
-	var out []Frame
 	for i, p := range pieces {
 		line := bytes.TrimSuffix(p, []byte("\r"))
 		f := Frame{Seq: i, Data: line, Size: int64(len(line))}
 		switch {
 		case len(line) > maxLine:
 			f.Kind, f.Data = Oversize, line[:min(len(line), oversizeKeep)]
+			if len(line) <= maxMessage && json.Valid(line) {
+				forward = append(append(forward, line...), '\n')
+			}
 		case len(bytes.TrimSpace(line)) == 0:
 			f.Kind = Blank
 		case json.Valid(line):
 			f.Kind = JSON
+			forward = append(append(forward, line...), '\n')
 		default:
 			f.Kind = Garbage
 		}
-		out = append(out, f)
+		frames = append(frames, f)
 	}
-	return out
+	return frames, forward
 }
 
 // FuzzFramer feeds any byte stream, in reads of any size, through the stdout
-// framer with any line limit and evidence budget, and checks it against
-// modelFrames: every line recorded once, in order, with its kind and full
-// size; no frame's data longer than the limit allows; the data held within
-// the budget and every byte accounted for (held plus FramesLost); exactly
-// the JSON lines forwarded.
+// framer with any line and message limits and evidence budget, and checks it
+// against modelFrames: every line recorded once, in order, with its kind and
+// full size; no frame's data longer than the limit allows; the data held
+// within the budget and every byte accounted for (held plus FramesLost);
+// exactly the JSON lines forwarded, oversize ones within maxMessage whole.
 func FuzzFramer(f *testing.F) {
 	// Lines longer than the framer's 64 KiB read buffer, too large for a
 	// corpus file (the rest of the seeds are in testdata/fuzz/FuzzFramer).
 	huge := strings.Repeat("h", readBuffer+100)
-	f.Add([]byte(`{"a":"`+strings.Repeat("j", readBuffer)+`"}`+"\r\n"+huge+"\n[1]"), uint32(2*readBuffer), uint32(1<<20), uint16(0))
-	f.Add([]byte(huge+"\r\n{}\n"), uint32(100), uint32(5000), uint16(4000))
-	f.Fuzz(func(t *testing.T, input []byte, maxLine, budget uint32, chunk uint16) {
+	f.Add([]byte(`{"a":"`+strings.Repeat("j", readBuffer)+`"}`+"\r\n"+huge+"\n[1]"), uint32(2*readBuffer), uint32(0), uint32(1<<20), uint16(0))
+	f.Add([]byte(huge+"\r\n{}\n"), uint32(100), uint32(3*readBuffer), uint32(5000), uint16(4000))
+	f.Fuzz(func(t *testing.T, input []byte, maxLine, maxMessage, budget uint32, chunk uint16) {
 		maxLine = 1 + maxLine%(4*readBuffer)
+		maxMessage = max(maxLine, maxMessage%(4*readBuffer)) // never below maxLine, as newFramer makes it
 		budget = 1 + budget%(1<<20)
 		log := newFrameLog(int(budget))
 		r, w := io.Pipe()
@@ -74,10 +80,10 @@ func FuzzFramer(f *testing.F) {
 			b, _ := io.ReadAll(r)
 			forwarded <- b
 		}()
-		newFramer(log, w, int(maxLine)).run(&chunkReader{b: input, n: 1 + int(chunk)})
+		newFramer(log, w, int(maxLine), int(maxMessage)).run(&chunkReader{b: input, n: 1 + int(chunk)})
 		msgs := <-forwarded
 
-		want := modelFrames(input, int(maxLine))
+		want, wantMsgs := modelFrames(input, int(maxLine), int(maxMessage))
 		if got := log.count(); got != len(want) {
 			t.Fatalf("recorded %d frames, want %d", got, len(want))
 		}
@@ -105,12 +111,6 @@ func FuzzFramer(f *testing.F) {
 		}
 		if held+log.bytesLost() != total {
 			t.Errorf("held %d + lost %d bytes = %d, want the %d bytes of every frame", held, log.bytesLost(), held+log.bytesLost(), total)
-		}
-		var wantMsgs []byte
-		for _, w := range want {
-			if w.Kind == JSON {
-				wantMsgs = append(append(wantMsgs, w.Data...), '\n')
-			}
 		}
 		if !bytes.Equal(msgs, wantMsgs) {
 			t.Errorf("forwarded %.80q, want %.80q", msgs, wantMsgs)
