@@ -16,6 +16,7 @@ import (
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/example"
+	"github.com/sealmark/sealmark/internal/hostpath"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
 )
@@ -173,7 +174,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}{
 		{"--json", res.JSON, report.WriteJSON},
 		{"--sarif", res.SARIF, func(w io.Writer, r *report.Report) error {
-			return report.WriteSARIF(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(configFile(f))})
+			return report.WriteSARIF(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(configFile(f), res)})
 		}},
 		{"--junit", res.JUnit, report.WriteJUnit},
 	} {
@@ -232,28 +233,16 @@ func configFile(f *runFlags) string {
 	return path
 }
 
-// sarifArtifact is the file SARIF results point at: the config file the
-// run read, relative to the working directory (where CI runs, the
-// repository's root) with forward slashes; "" (no file) when the run read
-// none or it lies outside the working directory, so no result names a
-// file code scanning cannot find.
-func sarifArtifact(path string) string {
-	if path == "" {
-		return ""
-	}
-	abs, err := filepath.Abs(path)
+// sarifArtifact is the file SARIF results point at (see
+// hostpath.SARIFArtifact): the config file the run read, else the server's
+// own program, else the project's manifest, relative to the repository
+// root; "" when none exists.
+func sarifArtifact(cfgPath string, res *config.Resolved) string {
+	cwd, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	rel, err := filepath.Rel(wd, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	return filepath.ToSlash(rel)
+	return hostpath.SARIFArtifact(cwd, cfgPath, append([]string{res.Command}, res.Args...))
 }
 
 // engineConfig turns resolved settings into the engine's Config, the same

@@ -26,13 +26,14 @@ const (
 // SARIFOptions are what WriteSARIF lets the caller choose. The zero
 // value is the default.
 type SARIFOptions struct {
-	// ArtifactURI is the file every result's location names, at line 1:
-	// the config file the run actually read (sealmark run passes it), so
-	// an alert points at the file that describes the server. Give it
-	// relative to the repository root, with forward slashes, the same in
-	// every run: the file is part of an alert's identity. Empty means no
-	// file: results carry only the server as a logical location, never a
-	// file that does not exist.
+	// ArtifactURI is the file every result's location names, at line 1: a
+	// file that exists and describes the server (sealmark run passes
+	// hostpath.SARIFArtifact: the config file read, the server's script or
+	// the project's manifest). Give it relative to the repository root,
+	// with forward slashes, the same in every run: the file is part of an
+	// alert's identity. Empty means no file: results carry only the server
+	// as a logical location, never a file that does not exist; code
+	// scanning refuses to upload such a log.
 	ArtifactURI string
 	// Category is the run's automationDetails.id prefix, which code
 	// scanning keeps alerts apart by; empty means one derived from the
