@@ -16,6 +16,7 @@ import (
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/hostpath"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/scan"
 	"github.com/sealmark/sealmark/packs"
@@ -197,7 +198,12 @@ func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath,
 		write      func(io.Writer) error
 	}{
 		{"--json", jsonPath, func(w io.Writer) error { return report.WriteJSONNamed(w, named) }},
-		{"--sarif", sarifPath, func(w io.Writer) error { return report.WriteSARIFSet(w, named, report.SARIFOptions{}) }},
+		{"--sarif", sarifPath, func(w io.Writer) error {
+			// Code scanning refuses a result that names no file: the
+			// project's manifest, when there is one here.
+			cwd, _ := os.Getwd()
+			return report.WriteSARIFSet(w, named, report.SARIFOptions{ArtifactURI: hostpath.SARIFArtifact(cwd, "", nil)})
+		}},
 		{"--junit", junitPath, func(w io.Writer) error { return report.WriteJUnitSet(w, named) }},
 	} {
 		if out.path == "" {

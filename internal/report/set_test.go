@@ -42,7 +42,7 @@ func TestJSONSetRoundTrip(t *testing.T) {
 
 func TestSARIFSetOneRunPerServer(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WriteSARIFSet(&buf, namedSample(), SARIFOptions{}))
+	require.NoError(t, WriteSARIFSet(&buf, namedSample(), SARIFOptions{ArtifactURI: "package.json"})) // as scan passes the project's manifest
 	if err := sarifcheck.Validate(sarifcheck.Schema(t, "../.."), buf.Bytes()); err != nil {
 		t.Errorf("the SARIF schema rejects the merged log: %v\n%s", err, buf.Bytes())
 	}
