@@ -3,6 +3,7 @@ package exec_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,7 +42,13 @@ func TestDesktopCommander(t *testing.T) {
 	t.Parallel()
 	script := realserver.DesktopCommander.CwdArg(t)
 	dir := t.TempDir()
-	rep, err := packtest.Run(dir, config("node", script))
+	cfg := config("node", script)
+	// The product's default call timeout, as a user runs it: the probes ask
+	// the tool for half of it (5 s), and a loaded machine's node needs the
+	// rest of it as slack (at the fixtures' 3 s, background-hang once took
+	// a slow answer for a hang).
+	cfg.CallTimeout = 10 * time.Second
+	rep, err := packtest.Run(dir, cfg)
 	require.NoError(t, err)
 	require.Empty(t, rep.HarnessError)
 	require.Len(t, rep.Packs, 1)
