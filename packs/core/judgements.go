@@ -25,6 +25,10 @@ var capabilityOf = map[string]string{
 // to the harness (both transports' sessions do).
 type serverRequester interface{ ServerRequests() []string }
 
+// requestFlood is how many unsolicited requests of one method, each
+// declined, make a flood (graded high rather than medium).
+const requestFlood = 10
+
 var clientCapabilities = packs.Probe{
 	ID:       "CORE-CLIENT-CAPABILITIES",
 	Name:     "client-capabilities",
@@ -55,8 +59,14 @@ var clientCapabilities = packs.Probe{
 				p.Notef("the server sent %s (%s)", m, times(counts[m]))
 				continue
 			}
-			p.Reportf("the server sent %s (%s) although the client declared no %s capability", m, times(counts[m]), capability).
+			f := p.Reportf("the server sent %s (%s) although the client declared no %s capability", m, times(counts[m]), capability).
 				Evidencef("response", "%s request from the server, declined by the harness; initialize declared capabilities {}", m)
+			if counts[m] >= requestFlood {
+				// Declined and asked again: a client that honoured it would
+				// put the question to its user or its model over and over.
+				f.Severity = packs.High
+				f.Evidencef("response", "sent %s although each was declined: a flood", times(counts[m]))
+			}
 		}
 		p.Notef("%d requests from the server", len(sr.ServerRequests()))
 	},

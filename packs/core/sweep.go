@@ -96,7 +96,10 @@ var toolSweep = packs.Probe{
 			return
 		}
 		if r.crashed != "" {
-			p.Reportf("calling tool %s with valid arguments ended the server", r.crashed).Evidencef("process", "the server exited during tools/call %s", r.crashed)
+			// Any client's ordinary call takes the server down: high, not the
+			// probe's medium (a hang, below, leaves it serving others).
+			f := p.Reportf("calling tool %s with valid arguments ended the server", r.crashed).Evidencef("process", "the server exited during tools/call %s", r.crashed)
+			f.Severity = packs.High
 		}
 		for _, name := range r.hung {
 			p.Reportf("tool %s did not answer within %s", name, p.CallTimeout).Evidencef("response", "tools/call %s: no answer", name)
