@@ -26,6 +26,7 @@ func TestHostileGraded(t *testing.T) {
 	}{
 		{"crash-on-call", "CORE-TOOL-SWEEP", packs.High, report.ExitFindings},
 		{"asks-client-flood", "CORE-CLIENT-CAPABILITIES", packs.High, report.ExitFindings},
+		{"close-stdout-on-call", "CORE-TOOL-SWEEP", packs.High, report.ExitFindings},
 		{"asks-client", "CORE-CLIENT-CAPABILITIES", packs.Medium, report.ExitClean},
 		{"", "CORE-TOOL-SWEEP", 0, report.ExitClean},
 	}
