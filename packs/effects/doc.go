@@ -41,7 +41,7 @@
 // must not run one it does not name (git in git_status is named). listeners
 // reads the sockets observer: a listener a call left open (high on all
 // interfaces). network lists each call's refused network attempts (info)
-// and names a server still trying in the quiet window (low).
+// and names a server still trying in the quiet window (medium).
 //
 // Every finding names the call, tool(arg="value", ...), with the values
 // the report redacts and stable names for the harness's endpoints.

@@ -307,7 +307,7 @@ var network = packs.Probe{
 	Name:     "network",
 	Severity: packs.Info,
 	CWE:      "CWE-200",
-	Doc:      "every network attempt a tool call makes beyond the harness's own endpoints is listed (info), so a user sees which tools need the network; a server that keeps trying after its calls answered is named (low)",
+	Doc:      "every network attempt a tool call makes beyond the harness's own endpoints is listed (info), so a user sees which tools need the network; a server that keeps trying after its calls answered is named (medium)",
 	Run: func(p *packs.Pass) {
 		r := swept(p)
 		if r == nil {
@@ -337,7 +337,9 @@ var network = packs.Probe{
 		for _, d := range order {
 			if counts[d] >= retryAttempts {
 				f := p.Reportf("the server keeps trying %s after its calls answered: %d attempts in %s with no call running", d, counts[d], quiet)
-				f.Severity = packs.Low
+				// Unasked, repeated, in the background: a beacon or a
+				// phone-home, which a reviewer asks about (medium).
+				f.Severity = packs.Medium
 				f.Evidencef("egress", "%d refused attempts at %s in the quiet window after the sweep", counts[d], d)
 			}
 		}

@@ -88,6 +88,6 @@ func TestEffectTwins(t *testing.T) {
 		{Flaws: "network-call", Want: packtest.Want{"EFFECTS-NETWORK": {`info: ` + readNote + ` tried the network: connect 127.0.0.1:9, DNS 127.0.0.53:53`}}},
 		{Flaws: "retry-forever", Want: packtest.Want{"EFFECTS-NETWORK": {
 			`info: ` + readNote + ` tried the network: connect 127.0.0.1:9`,
-			`low: the server keeps trying connect 127.0.0.1:9 after its calls answered`}}},
+			`medium: the server keeps trying connect 127.0.0.1:9 after its calls answered`}}},
 	})
 }
