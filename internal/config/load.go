@@ -138,7 +138,17 @@ type parser struct {
 }
 
 func (p *parser) errorf(n *yaml.Node, key, format string, a ...any) {
-	p.errs = append(p.errs, fmt.Errorf("%s:%d: %s: %s", p.name, n.Line, printable(key), printable(fmt.Sprintf(format, a...))))
+	p.errs = append(p.errs, fmt.Errorf("%s:%d: %s: %s", p.name, n.Line, keyName(key), printable(fmt.Sprintf(format, a...))))
+}
+
+// keyName shows a key as written, or quoted when it is empty, has white
+// space at an end or a character printable would escape: a key of one
+// space is named " ", not left blank.
+func keyName(key string) string {
+	if key == "" || strings.TrimSpace(key) != key || printable(key) != key {
+		return strconv.Quote(key)
+	}
+	return key
 }
 
 // printable escapes the control characters (a line break in a key, a

@@ -178,6 +178,10 @@ var badFiles = []struct {
 	{"unknown key with suggestion", "server:\n  comand: npx\n", "sealmark.yaml:2: server.comand: unknown key (did you mean server.command?)", true},
 	{"key in the wrong section", "command: npx\n", "sealmark.yaml:1: command: unknown key (did you mean server.command?)", true},
 	{"key in another section", "server:\n  max_mib: 10\n", "sealmark.yaml:2: server.max_mib: unknown key (did you mean sandbox.max_mib?)", true},
+	// A key that would not show (one space) or would break the one-problem
+	// line (a line break) is quoted.
+	{"blank key", "\" \": 1\n", `sealmark.yaml:1: " ": unknown key (did you mean db?)`, true},
+	{"key with a line break", "\"a\\nb\": 1\n", `sealmark.yaml:1: "a\nb": unknown key (did you mean db?)`, true},
 	{"dash instead of underscore", "sandbox:\n  keep-env: [A]\n", "sealmark.yaml:2: sandbox.keep-env: unknown key (did you mean sandbox.keep_env?)", true},
 	{"misspelt section", "timeout:\n  start: 1s\n", "sealmark.yaml:1: timeout: unknown key (did you mean timeouts?)", true},
 	{"unknown key far from any", "colour: blue\n", "sealmark.yaml:1: colour: unknown key", true},
