@@ -36,6 +36,7 @@ func TestEverythingTwiceIsTheSame(t *testing.T) {
 		"http":  {"--env", "PORT={port}", "--start", node + " " + js + " streamableHttp", "--url", "http://127.0.0.1:{port}/mcp"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // the two transports' runs are apart: their own sandboxes and ports
 			var reports [2]string
 			for i := range reports {
 				path := filepath.Join(t.TempDir(), "r.json")
