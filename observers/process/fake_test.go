@@ -249,3 +249,40 @@ func TestFakeExecLog(t *testing.T) {
 		t.Errorf("after one more line, exec records = %+v, want only pid 13", recs)
 	}
 }
+
+// TestFakeForkBeforeExec: a child first seen running its parent's program
+// with its parent's arguments (between fork and exec) is not recorded as
+// that program: once it exec'ed it is recorded with what it runs, under
+// the probe open at the fork; a fork that never execs is recorded after
+// forkGrace; one gone meanwhile not at all.
+func TestFakeForkBeforeExec(t *testing.T) {
+	f := newFakeProc(t)
+	f.add(200, 100, 200, 100, "S", "server", "server --flag")
+	obs := f.observer(Options{Interval: time.Hour})
+	obs.Track(200)
+
+	obs.Begin("tok-1")
+	f.add(201, 200, 200, 100, "S", "server", "server --flag") // forked, not exec'ed yet
+	f.add(202, 200, 200, 100, "S", "server", "server --flag") // a worker that never execs
+	f.add(203, 200, 200, 100, "S", "server", "server --flag") // exits before exec
+	if got := byOp(obs.Collect("tok-1"), observers.KindProcess, "spawned"); len(got) != 0 {
+		t.Fatalf("a fork before its exec was recorded: %+v", got)
+	}
+	f.add(201, 200, 200, 100, "S", "sm-canary", "sm-canary tok-1")
+	f.remove(203)
+	obs.Begin("tok-2")
+	recs := byOp(obs.Collect("tok-1"), observers.KindProcess, "spawned")
+	if len(recs) != 1 || recs[0].Data["pid"] != "201" || recs[0].Data["argv"] != `["sm-canary","tok-1"]` || recs[0].Token != "tok-1" {
+		t.Fatalf("after the exec: %+v, want pid 201 running sm-canary under tok-1", recs)
+	}
+	time.Sleep(forkGrace + 10*time.Millisecond)
+	recs = byOp(obs.Collect("tok-1"), observers.KindProcess, "spawned")
+	if len(recs) != 1 || recs[0].Data["pid"] != "202" || recs[0].Data["argv"] != `["server","--flag"]` {
+		t.Fatalf("after forkGrace: %+v, want the worker 202 as it runs", recs)
+	}
+	for _, r := range obs.Close() {
+		if r.Data["pid"] == "203" {
+			t.Errorf("a fork gone before its exec was recorded: %+v", r)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -58,12 +59,15 @@ type Observer struct {
 
 	mu      sync.Mutex
 	tracked []ident
-	seen    map[ident]string // members seen, with their comm
-	marked  map[ident]bool   // marker lookups of processes outside the tree
-	wrapped map[ident]ident  // infra process → the server it started
-	token   string           // the open probe, "" when none is
-	book    *ledger.Ledger   // recent tokens, and the records no Collect returned yet
-	lost    map[string]bool  // loss messages already recorded once
+	seen    map[ident]string      // members seen, with their comm
+	marked  map[ident]bool        // marker lookups of processes outside the tree
+	wrapped map[ident]ident       // infra process → the server it started
+	forked  map[ident]forkedChild // children first seen running their parent's program
+	samples int                   // samples taken, for forked
+	closing bool                  // Close's last sample: record every forked child
+	token   string                // the open probe, "" when none is
+	book    *ledger.Ledger        // recent tokens, and the records no Collect returned yet
+	lost    map[string]bool       // loss messages already recorded once
 	execs   execFollower
 	sampler *sampler
 	closed  bool
@@ -113,6 +117,7 @@ func newObserver(o Options, root string, self int) (*Observer, error) {
 		seen:     map[ident]string{},
 		marked:   map[ident]bool{},
 		wrapped:  map[ident]ident{},
+		forked:   map[ident]forkedChild{},
 		lost:     map[string]bool{},
 		execs:    execFollower{bin: o.Bin},
 		book:     ledger.New("process", maxPending, 0, maxTokens),
@@ -182,6 +187,7 @@ func (o *Observer) Close() []observers.Record {
 		o.mu.Unlock()
 		return nil
 	}
+	o.closing = true
 	o.sample(true)
 	o.closed = true
 	if o.counted {
@@ -306,14 +312,23 @@ func (o *Observer) sample(force bool) {
 			switch {
 			case !ok:
 				o.seen[id] = s.comm
-				if !o.isInfra(s) && !o.wrapsServer(s, procs) {
+				switch {
+				case o.isInfra(s) || o.wrapsServer(s, procs):
+				case o.forkOf(s, procs):
+					// Between fork and exec a child shows its parent's
+					// program: decide at the next sample what it runs.
+					o.forked[id] = forkedChild{token: o.token, at: now, sample: o.samples}
+				default:
 					o.spawned(s, now)
 				}
 			case comm != s.comm && s.alive():
 				o.seen[id] = s.comm
-				o.execve(s, comm, now)
+				if _, deferred := o.forked[id]; !deferred {
+					o.execve(s, comm, now)
+				}
 			}
 		}
+		o.settleForks(procs, o.closing)
 		for id := range o.seen {
 			if s, ok := procs[id.pid]; !ok || s.start != id.start {
 				delete(o.seen, id)
@@ -322,6 +337,56 @@ func (o *Observer) sample(force bool) {
 		o.forgetWrapped(procs)
 	}
 	o.execs.follow(o, force)
+}
+
+// forkedChild is a new process first seen running its parent's program.
+type forkedChild struct {
+	token  string // the probe open when it was first seen
+	at     time.Time
+	sample int // the sample that first saw it
+}
+
+// forkOf reports whether s runs its parent's program with its parent's
+// arguments: a fork that may not have exec'ed yet. o.mu is held.
+func (o *Observer) forkOf(s stat, procs map[int]stat) bool {
+	p, ok := procs[s.ppid]
+	if !ok || p.comm != s.comm {
+		return false
+	}
+	exe, argv, _, _ := details(o.root, s.pid)
+	pexe, pargv, _, _ := details(o.root, p.pid)
+	return exe == pexe && slices.Equal(argv, pargv)
+}
+
+// forkGrace is how long a forked child may run its parent's program before
+// it is recorded as it is (a fork that will not exec: a worker).
+const forkGrace = 100 * time.Millisecond
+
+// settleForks records the forked children once they exec'ed, or once
+// forkGrace passed (all of them when final), with what they run then and
+// the probe open at the fork; the ones gone meanwhile ran nothing worth a
+// record (an exec of an sm-* program is in its exec log, every exec in the
+// egress observer's). o.mu is held.
+func (o *Observer) settleForks(procs map[int]stat, final bool) {
+	o.samples++
+	for id, f := range o.forked {
+		if f.sample == o.samples-1 && !final {
+			continue // first seen in this very sample
+		}
+		s, ok := procs[id.pid]
+		if !ok || s.start != id.start || !s.alive() {
+			delete(o.forked, id)
+			continue
+		}
+		if !final && o.forkOf(s, procs) && time.Since(f.at) < forkGrace {
+			continue // not exec'ed yet
+		}
+		delete(o.forked, id)
+		open := o.token
+		o.token = f.token
+		o.spawned(s, f.at)
+		o.token = open
+	}
 }
 
 func (o *Observer) mask(s string) string {
