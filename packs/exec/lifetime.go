@@ -202,6 +202,10 @@ func (r *run) observedProg(prog string) bool {
 	return false
 }
 
+// exitSettle is how long outlives-server gives what the server's exit
+// stops to die before it lists what outlived the server.
+const exitSettle = 200 * time.Millisecond
+
 // ExitGrace bounds how long outlives-server waits for the server to exit
 // once its stdin is closed.
 var ExitGrace = 5 * time.Second
@@ -228,9 +232,16 @@ var outlivesServer = packs.Probe{
 				return
 			}
 		}
-		time.Sleep(200 * time.Millisecond) // what the server's exit stops dies now
+		// What the server's exit stops dies now: its children are given
+		// exitSettle to go. With none left there is nothing to wait for
+		// (only a live process starts another).
+		survivors := p.Observed.Survivors()
+		for deadline := time.Now().Add(exitSettle); len(survivors) > 0 && time.Now().Before(deadline) && p.Ctx.Err() == nil; {
+			time.Sleep(20 * time.Millisecond)
+			survivors = p.Observed.Survivors()
+		}
 		started, _ := p.Shared[startedKey].(map[string]string)
-		for _, s := range p.Observed.Survivors() {
+		for _, s := range survivors {
 			from := ""
 			for arg, what := range started {
 				if strings.Contains(s.Data[observers.KeyArgv], arg) {
