@@ -31,7 +31,6 @@ const Verb = "__sealmark-example"
 // Name is the server name the example gives in initialize.
 const Name = "example-notes"
 
-
 // Dispatch serves the example on stdin and stdout and exits when the
 // program was started with Verb as its first argument; otherwise it
 // returns at once.
