@@ -13,7 +13,7 @@ import (
 // {name} the run has no value for is reported missing and left as written.
 func FuzzMatchesPlaceholder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, prefix, suffix, value string) {
-		if !utf8.ValidString(prefix + suffix + value) {
+		if !utf8.ValidString(prefix) || !utf8.ValidString(value) || !utf8.ValidString(suffix) {
 			return // regexp refuses invalid UTF-8; the row reports that it does not compile
 		}
 		x := &expander{vals: map[string]string{"token": value, "sandbox": "/tmp/sealmark-1/root"}}
