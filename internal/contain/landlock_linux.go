@@ -7,17 +7,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Landlock constants newer than golang.org/x/sys v0.13 (see
-// include/uapi/linux/landlock.h).
+// Landlock names of include/uapi/linux/landlock.h that golang.org/x/sys
+// has (the ABI that brought each in the comment), and the one it lacks.
 const (
-	llFSRefer    = 1 << 13 // ABI 2
-	llFSTruncate = 1 << 14 // ABI 3
+	llFSRefer    = unix.LANDLOCK_ACCESS_FS_REFER    // ABI 2
+	llFSTruncate = unix.LANDLOCK_ACCESS_FS_TRUNCATE // ABI 3
 
-	llNetConnectTCP = 1 << 1 // ABI 4
-	llRuleNetPort   = 2      // ABI 4
+	llNetConnectTCP = unix.LANDLOCK_ACCESS_NET_CONNECT_TCP // ABI 4
+	llRuleNetPort   = 2                                    // LANDLOCK_RULE_NET_PORT, ABI 4: not in x/sys
 
-	llScopeAbstractUnix = 1 << 0 // ABI 6
-	llScopeSignal       = 1 << 1 // ABI 6
+	llScopeAbstractUnix = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET // ABI 6
+	llScopeSignal       = unix.LANDLOCK_SCOPE_SIGNAL               // ABI 6
 )
 
 // The ABI versions that brought what the shim uses.

@@ -14,15 +14,15 @@ import (
 	"github.com/sealmark/sealmark/internal/seccomp"
 )
 
-// seccomp(2) constants newer than golang.org/x/sys v0.13 (linux/seccomp.h,
-// linux/filter.h).
+// seccomp(2) and BPF names (linux/seccomp.h, linux/filter.h), from
+// golang.org/x/sys.
 const (
-	seccompSetModeFilter = 1      // SECCOMP_SET_MODE_FILTER
-	seccompNewListener   = 1 << 3 // SECCOMP_FILTER_FLAG_NEW_LISTENER
+	seccompSetModeFilter = unix.SECCOMP_SET_MODE_FILTER
+	seccompNewListener   = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
 
-	retAllow     = 0x7fff0000 // SECCOMP_RET_ALLOW
-	retUserNotif = 0x7fc00000 // SECCOMP_RET_USER_NOTIF
-	retErrno     = 0x00050000 // SECCOMP_RET_ERRNO | errno
+	retAllow     = unix.SECCOMP_RET_ALLOW
+	retUserNotif = unix.SECCOMP_RET_USER_NOTIF
+	retErrno     = unix.SECCOMP_RET_ERRNO // | errno
 
 	bpfLdAbsW = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 	bpfJeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K

@@ -6,14 +6,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The seccomp user-notification interface (linux/seccomp.h), newer than
-// golang.org/x/sys v0.13.
+// The seccomp user-notification interface (linux/seccomp.h), from
+// golang.org/x/sys.
 const (
-	ioctlNotifRecv    = 0xc0502100 // SECCOMP_IOCTL_NOTIF_RECV
-	ioctlNotifSend    = 0xc0182101 // SECCOMP_IOCTL_NOTIF_SEND
-	ioctlNotifIDValid = 0x40082102 // SECCOMP_IOCTL_NOTIF_ID_VALID
+	ioctlNotifRecv    = unix.SECCOMP_IOCTL_NOTIF_RECV
+	ioctlNotifSend    = unix.SECCOMP_IOCTL_NOTIF_SEND
+	ioctlNotifIDValid = unix.SECCOMP_IOCTL_NOTIF_ID_VALID
 
-	flagContinue = 1 // SECCOMP_USER_NOTIF_FLAG_CONTINUE
+	flagContinue = unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE
 )
 
 // seccompData is struct seccomp_data.
