@@ -99,7 +99,7 @@ func (e *Engine) openObservers() error {
 	}
 	w.limits = limits.New(limits.Options{MaxProcs: e.cfg.MaxProcs, MaxMemory: int64(e.cfg.MaxMemoryMiB) << 20})
 	w.all = append(w.all, w.limits)
-	w.all = append(w.all, size.Start(size.Options{Top: e.sb.Top, MaxBytes: int64(e.cfg.MaxMiB) << 20, OnExceed: e.sizeExceeded}))
+	w.all = append(w.all, size.Start(size.Options{Top: e.sb.Top, MaxBytes: int64(e.cfg.MaxMiB) << 20, OnExceed: e.sizeExceeded, Estimate: fo.Allocated}))
 	// On a signal the observers stop too: the files observer's watches and
 	// its private barrier directory go with them.
 	w.undo = cleanup.Add(e.closeObservers)

@@ -31,6 +31,9 @@ type Entry struct {
 	Target string      // a link's target as written, never followed
 	Hash   string      // regular files up to the hash limit: first 16 hex digits of the content's SHA-256; "" otherwise
 	Ino    uint64      // inode number (0 where the platform has none); renames are paired by it
+	// Alloc is the bytes the file system gives it (st_blocks); not part
+	// of its state for Diff, only of the observer's running total.
+	Alloc int64
 }
 
 // same reports whether e and o describe the same state of a path.

@@ -129,6 +129,15 @@ func (o *Observer) Collect(token string) []observers.Record {
 	return append(o.flush(), recs...)
 }
 
+// Allocated returns the bytes the file system gives what the observer
+// holds (st_blocks; a hard-linked file once), as of its last Begin or
+// Collect: the size observer's estimate between its walks.
+func (o *Observer) Allocated() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.t.alloc.total
+}
+
 // Close stops the observer and returns what no Collect returned: the
 // changes since the last Collect, with no token, and loss records.
 func (o *Observer) Close() []observers.Record {

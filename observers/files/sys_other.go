@@ -21,3 +21,6 @@ func isLimit(error) bool { return true }
 
 // isGone reports whether err says the path no longer exists.
 func isGone(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// allocated is the file's size where the platform gives no block count.
+func allocated(fi fs.FileInfo) int64 { return fi.Size() }

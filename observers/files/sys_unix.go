@@ -32,3 +32,13 @@ func isLimit(err error) bool {
 func isGone(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
+
+// allocated is the bytes the file system gives the file fi describes
+// (st_blocks, which a sparse file keeps below its size).
+func allocated(fi fs.FileInfo) int64 {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fi.Size()
+	}
+	return int64(st.Blocks) * 512
+}

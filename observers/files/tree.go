@@ -28,6 +28,7 @@ type tree struct {
 	buf        []byte
 
 	snap  *Snapshot
+	alloc allocation          // the bytes the held entries are given, each inode once
 	byIno map[uint64]string   // a file path per inode: finds the other names of a hard-linked file
 	multi map[string]struct{} // files with more than one link: re-read at every update
 
@@ -54,6 +55,7 @@ func newTree(top *os.Root, dirs []string, hashMax int64, maxEntries int) *tree {
 		maxEntries: maxEntries,
 		buf:        make([]byte, 32<<10),
 		snap:       newSnapshot(),
+		alloc:      allocation{files: map[uint64]*inodeAlloc{}},
 		byIno:      map[uint64]string{},
 		multi:      map[string]struct{}{},
 		watched:    map[string]uint64{},
@@ -204,7 +206,7 @@ func (t *tree) visit(r *os.Root, d, name string, rehash map[string]bool) (bool, 
 // inode, size and mtime are unchanged; otherwise it is hashed again.
 func (t *tree) entryOf(r *os.Root, name, p string, fi fs.FileInfo, old Entry, reuse bool) (Entry, uint64) {
 	ino, links := inode(fi)
-	e := Entry{Path: p, Type: typeOf(fi.Mode()), Size: fi.Size(), Mode: fi.Mode(), MTime: fi.ModTime(), Ino: ino}
+	e := Entry{Path: p, Type: typeOf(fi.Mode()), Size: fi.Size(), Mode: fi.Mode(), MTime: fi.ModTime(), Ino: ino, Alloc: allocated(fi)}
 	switch e.Type {
 	case TypeLink:
 		if target, err := r.Readlink(name); err == nil {
@@ -264,6 +266,10 @@ func (t *tree) put(p string, e Entry) bool {
 	}
 	t.note(p, old, had)
 	t.snap.entries[p] = e
+	if had {
+		t.alloc.sub(old)
+	}
+	t.alloc.add(e)
 	if had && old.Type == TypeFile && (e.Type != TypeFile || e.Ino != old.Ino) {
 		t.unindex(p, old.Ino)
 	}
@@ -286,6 +292,7 @@ func (t *tree) remove(p string) {
 	}
 	t.note(p, old, true)
 	delete(t.snap.entries, p)
+	t.alloc.sub(old)
 	if k := t.snap.kids[parent(p)]; k != nil {
 		delete(k, base(p))
 	}

@@ -73,7 +73,7 @@ func (t *tree) resync() {
 			t.note(p, Entry{}, false)
 		}
 	}
-	t.snap, t.byIno, t.multi = n.snap, n.byIno, n.multi
+	t.snap, t.alloc, t.byIno, t.multi = n.snap, n.alloc, n.byIno, n.multi
 	t.dropped += n.dropped
 	t.moved = nil // no events for this pass: renames are paired by plausibility
 	if t.watch == nil {

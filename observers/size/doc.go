@@ -11,7 +11,14 @@
 //	recs := w.Collect(token) // op=exceeded when the sandbox crossed the limit
 //	late := w.Close()
 //
-// A Watcher samples Usage every Interval (and at Begin, Collect and Close).
+// A Watcher samples Usage every Interval, or every four walks' time when a
+// walk takes longer (a large sandbox costs at most a fifth of a core), and
+// at Close. At Begin and Collect it samples too, unless Options.Estimate
+// (the engine passes the files observer's Allocated, a running count kept
+// from its dirty directories) says the last walk's total plus what was
+// counted since is still under 90% of MaxBytes: then a probe costs next to
+// nothing however large the sandbox. Only a walk decides a record or
+// OnExceed.
 // When the total first goes over MaxBytes it records one observers.KindSize
 // record, attributed to the open probe, and calls OnExceed once; it calls it
 // again only after the total fell back under the limit and crossed it anew.

@@ -24,7 +24,19 @@ type Options struct {
 	// goes over MaxBytes: the engine stops the sandbox's processes. It must
 	// not call Close. nil means nothing is called.
 	OnExceed func(total int64)
+	// Estimate, when set, is a cheap running count of part of the tree
+	// (the files observer's Allocated): Begin and Collect then walk the
+	// tree only when the last walk's total plus what Estimate grew since
+	// comes near MaxBytes, so a probe costs next to nothing in a large
+	// sandbox; the walks every Interval (or longer: see Start) still
+	// count the whole tree and alone decide OnExceed. nil walks at every
+	// Begin and Collect.
+	Estimate func() int64
 }
+
+// near is the fraction of MaxBytes past which an estimate makes Begin and
+// Collect walk the tree.
+const near = 0.9
 
 // DefaultInterval is the sampling interval when Options.Interval is zero.
 const DefaultInterval = 200 * time.Millisecond
@@ -46,6 +58,8 @@ type Watcher struct {
 	done  chan struct{}
 
 	mu      sync.Mutex
+	anchor  int64  // Estimate() when the last walk began
+	walks   int64  // walks taken, for tests
 	token   string // the open probe, "" when none is
 	over    bool   // the last sample was over the limit
 	pending []observers.Record
@@ -75,10 +89,11 @@ func (w *Watcher) Name() string { return "size" }
 // Total returns the bytes counted by the latest sample.
 func (w *Watcher) Total() int64 { return w.total.Load() }
 
-// Begin samples, so a crossing that happened before is not attributed to
-// the probe, then opens the probe token until the next Begin or Close.
+// Begin samples (see Options.Estimate), so a crossing that happened
+// before is not attributed to the probe, then opens the probe token until
+// the next Begin or Close.
 func (w *Watcher) Begin(token string) {
-	w.sampleNow()
+	w.sampleIfNear()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.closed {
@@ -86,10 +101,10 @@ func (w *Watcher) Begin(token string) {
 	}
 }
 
-// Collect samples and returns the records attributed to token that no
-// Collect returned yet.
+// Collect samples (see Options.Estimate) and returns the records
+// attributed to token that no Collect returned yet.
 func (w *Watcher) Collect(token string) []observers.Record {
-	w.sampleNow()
+	w.sampleIfNear()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -128,6 +143,20 @@ func (w *Watcher) Close() []observers.Record {
 	return out
 }
 
+// sampleIfNear samples unless an Estimate says the tree is still well
+// below MaxBytes.
+func (w *Watcher) sampleIfNear() {
+	if w.opts.Estimate != nil && w.opts.MaxBytes > 0 {
+		w.mu.Lock()
+		est := w.total.Load() + w.opts.Estimate() - w.anchor
+		w.mu.Unlock()
+		if float64(est) < near*float64(w.opts.MaxBytes) {
+			return
+		}
+	}
+	w.sampleNow()
+}
+
 // sampleNow asks the goroutine for a sample and waits for it, within
 // waitSample.
 func (w *Watcher) sampleNow() {
@@ -148,17 +177,20 @@ func (w *Watcher) sampleNow() {
 	}
 }
 
+// run walks the tree every Interval, or every four walks' time when a
+// walk takes longer than a quarter of it (a large sandbox costs at most a
+// fifth of a core), and whenever Begin, Collect or Close ask.
 func (w *Watcher) run() {
 	defer close(w.done)
-	t := time.NewTicker(w.opts.Interval)
+	next := w.sample(nil)
+	t := time.NewTimer(next)
 	defer t.Stop()
-	w.sample(nil)
 	for {
 		select {
 		case <-w.stop:
 			return
 		case <-t.C:
-			w.sample(nil)
+			t.Reset(w.sample(nil))
 		case reply := <-w.req:
 			w.sample(reply)
 		}
@@ -166,18 +198,27 @@ func (w *Watcher) run() {
 }
 
 // sample counts the tree, records a crossing of the limit, closes reply,
-// and then calls OnExceed if the limit was crossed.
-func (w *Watcher) sample(reply chan struct{}) {
+// and then calls OnExceed if the limit was crossed. It returns how long to
+// wait for the next timed walk.
+func (w *Watcher) sample(reply chan struct{}) time.Duration {
+	var anchor int64
+	if w.opts.Estimate != nil {
+		anchor = w.opts.Estimate()
+	}
+	began := time.Now()
 	total, err := usage(w.opts.Top, w.stop)
+	took := time.Since(began)
 	if errors.Is(err, errStopped) {
 		if reply != nil {
 			close(reply)
 		}
-		return
+		return w.opts.Interval
 	}
 	w.total.Store(total)
 	limit := w.opts.MaxBytes
 	w.mu.Lock()
+	w.anchor = anchor
+	w.walks++
 	if err != nil {
 		w.lossOnce("unreadable", err.Error())
 	}
@@ -201,6 +242,7 @@ func (w *Watcher) sample(reply chan struct{}) {
 	if crossed && w.opts.OnExceed != nil {
 		w.opts.OnExceed(total)
 	}
+	return max(w.opts.Interval, 4*took)
 }
 
 // add keeps a record attributed to the open probe. w.mu is held.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,5 +149,65 @@ func TestWatcherCrossingBetweenProbesGoesToClose(t *testing.T) {
 	}
 	if _, ok := rest[0].Data["attributed"]; ok {
 		t.Error("a record outside any probe says it is attributed")
+	}
+}
+
+// TestWatcherEstimate: with an Estimate, Begin and Collect walk the tree
+// only when the last walk's total plus the estimate's growth since comes
+// near the limit; then the walk, not the estimate, decides the record and
+// OnExceed, attributed to the probe open.
+func TestWatcherEstimate(t *testing.T) {
+	top := t.TempDir()
+	const limit = 2 << 20
+	ex := newExceeds()
+	var est atomic.Int64
+	w := Start(Options{Top: top, MaxBytes: limit, Interval: time.Hour, OnExceed: ex.call, Estimate: est.Load})
+	t.Cleanup(func() { w.Close() })
+	walks := func() int64 {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.walks
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for walks() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // the first walk, at Start
+	}
+	base := walks()
+	for i := range 20 {
+		tok := "tok-" + strconv.Itoa(i)
+		w.Begin(tok)
+		est.Add(1000) // a probe writing a little
+		if recs := w.Collect(tok); len(recs) != 0 {
+			t.Fatalf("%s: Collect = %+v", tok, recs)
+		}
+	}
+	if got := walks() - base; got != 0 {
+		t.Errorf("%d walks for 20 probes far below the limit, want none", got)
+	}
+
+	w.Begin("tok-near")
+	writeFile(t, filepath.Join(top, "big.bin"), 3<<20)
+	est.Add(3 << 20) // the files observer saw it
+	recs := w.Collect("tok-near")
+	if got := walks() - base; got != 1 {
+		t.Errorf("%d walks once the estimate neared the limit, want 1", got)
+	}
+	if len(recs) != 1 || recs[0].Data["op"] != "exceeded" || recs[0].Token != "tok-near" {
+		t.Fatalf("Collect = %+v, want the crossing attributed to tok-near", recs)
+	}
+	ex.wait(t)
+
+	// An estimate that overstates (a file it counted is gone) makes a walk,
+	// and the walk finds nothing over: no record, no call.
+	if err := os.Remove(filepath.Join(top, "big.bin")); err != nil {
+		t.Fatal(err)
+	}
+	w.Begin("tok-gone") // walks: under again
+	est.Add(3 << 20)
+	if recs := w.Collect("tok-gone"); len(recs) != 0 {
+		t.Errorf("an overstated estimate made a record: %+v", recs)
+	}
+	if ex.count() != 1 {
+		t.Errorf("OnExceed calls = %d, want 1", ex.count())
 	}
 }
