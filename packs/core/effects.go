@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -153,8 +152,7 @@ func stableSocket(p *packs.Pass, r observers.Record) string {
 // stableProcess describes a process record by its command line, without
 // its pid.
 func stableProcess(r observers.Record) string {
-	var argv []string
-	if err := json.Unmarshal([]byte(r.Data[observers.KeyArgv]), &argv); err == nil && len(argv) > 0 {
+	if argv := packs.Argv(r); len(argv) > 0 {
 		return strings.Join(argv, " ")
 	}
 	return "[" + r.Data[observers.KeyComm] + "]"

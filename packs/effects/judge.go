@@ -1,7 +1,6 @@
 package effects
 
 import (
-	"encoding/json"
 	"os"
 	"path"
 	"path/filepath"
@@ -238,18 +237,12 @@ func programs(recs []observers.Record, egress bool) []observers.Record {
 	return out
 }
 
-func argv(r observers.Record) []string {
-	var a []string
-	_ = json.Unmarshal([]byte(r.Data[observers.KeyArgv]), &a)
-	return a
-}
-
 // program is the base name of what a process record ran.
 func program(r observers.Record) string {
 	if v := r.Data[observers.KeyProg]; v != "" {
 		return v
 	}
-	if a := argv(r); len(a) > 0 {
+	if a := packs.Argv(r); len(a) > 0 {
 		return path.Base(filepath.ToSlash(a[0]))
 	}
 	for _, k := range []string{"path", "exe", "comm"} {
@@ -262,7 +255,7 @@ func program(r observers.Record) string {
 
 // commandLine is a process record's command line without its pid.
 func commandLine(r observers.Record) string {
-	if a := argv(r); len(a) > 0 {
+	if a := packs.Argv(r); len(a) > 0 {
 		s := strings.Join(a, " ")
 		if len(s) > 200 {
 			s = s[:200] + "…"

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/packs"
 )
 
 // profile is what a tool's controls showed, once per start: whether it
@@ -112,7 +113,7 @@ func (r *run) noteExecuted(noted *int) {
 		if rec.Observer != "egress" || rec.Data[observers.KeyStart] == "true" {
 			continue
 		}
-		line := shellLine(argvOf(rec))
+		line := shellLine(packs.Argv(rec))
 		if r.noted[line] || len(r.noted) >= maxNotes {
 			continue
 		}

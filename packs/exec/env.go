@@ -92,7 +92,7 @@ func (r *run) childArgs() []string {
 			continue
 		}
 		if strings.Contains(rec.Data[observers.KeyArgv], redact.MaskCanary) || r.hasCanary(rec.Data[observers.KeyArgv]) {
-			out = append(out, shellLine(argvOf(rec)))
+			out = append(out, shellLine(packs.Argv(rec)))
 		}
 	}
 	return out

@@ -152,19 +152,11 @@ func describe(t Tool, pl payload) string {
 // finish sets the verdict the findings do not: inconclusive when a control
 // failed, a call got no answer or the server exited.
 func (r *run) finish() {
-	var why []string
-	if r.dead {
-		why = append(why, fmt.Sprintf("the server exited (%s)", r.p.Server.ExitStatus()))
-	}
+	var failed []string
 	if len(r.failed) > 0 {
-		why = append(why, "control failed: "+strings.Join(r.failed, "; "))
+		failed = []string{"control failed: " + strings.Join(r.failed, "; ")}
 	}
-	if len(r.unanswered) > 0 {
-		why = append(why, "no answer to "+strings.Join(r.unanswered, ", "))
-	}
-	if len(why) > 0 {
-		r.p.Inconclusive("%s", strings.Join(why, "; "))
-	}
+	r.p.Settle(r.dead, failed, r.unanswered)
 	r.p.Notef("%d calls", r.calls)
 }
 
@@ -187,17 +179,10 @@ func (r *run) observed() []observers.Record {
 // marker is the argument that ties an sm-* run to one form of this probe.
 func (r *run) marker(key string) string { return r.p.Token + "-" + key }
 
-// argvOf is a record's argv.
-func argvOf(rec observers.Record) []string {
-	var argv []string
-	_ = json.Unmarshal([]byte(rec.Data[observers.KeyArgv]), &argv)
-	return argv
-}
-
 // carries reports whether a record's argv holds the marker, as it ran or
 // with the probe's token replaced by its stable name.
 func (r *run) carries(rec observers.Record, key string) bool {
-	for _, a := range argvOf(rec) {
+	for _, a := range packs.Argv(rec) {
 		if hasWord(a, r.marker(key)) || hasWord(a, "{token}-"+key) {
 			return true
 		}
@@ -242,7 +227,7 @@ func (r *run) executed(prog, key string) []string {
 		if rec.Observer != "egress" || !r.carries(rec, key) {
 			continue
 		}
-		argv := argvOf(rec)
+		argv := packs.Argv(rec)
 		if prog != "" && len(argv) > 0 && strings.HasSuffix(argv[0], prog) {
 			continue
 		}
@@ -256,7 +241,7 @@ func (r *run) executed(prog, key string) []string {
 // observer is absent), and attaches the evidence to a finding when it did.
 func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evidence, ok bool) {
 	for _, rec := range r.ran("sm-canary", key) {
-		evidence = append(evidence, packs.Evidence{Observer: "process", Detail: "sm-canary ran: " + shellLine(argvOf(rec)) + cwdOf(rec)})
+		evidence = append(evidence, packs.Evidence{Observer: "process", Detail: "sm-canary ran: " + shellLine(packs.Argv(rec)) + cwdOf(rec)})
 	}
 	if res != nil && hasWord(string(body(res)), smbin.CanaryMarker+" "+r.marker(key)) {
 		evidence = append(evidence, packs.Evidence{Observer: "response", Detail: "the response carries sm-canary's output line with the probe's marker"})

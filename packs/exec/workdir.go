@@ -60,7 +60,7 @@ func workdirEscape(hints []Hint) packs.Probe {
 					for _, rec := range r.ran("sm-echo", "cwd-"+w.key) {
 						if !inside(rec.Data[observers.KeyCwd]) {
 							p.Reportf("%s ran sm-echo in %s, outside the root", describe(t, pl), rec.Data[observers.KeyCwd]).
-								Evidencef("process", "sm-echo ran in %s: %s", rec.Data[observers.KeyCwd], shellLine(argvOf(rec)))
+								Evidencef("process", "sm-echo ran in %s: %s", rec.Data[observers.KeyCwd], shellLine(packs.Argv(rec)))
 							break
 						}
 					}

@@ -189,23 +189,15 @@ func (r *run) controlFailed(t Tool, format string, args ...any) {
 // others were probed is left out with a note: the others' verdicts count.
 func (r *run) finish() {
 	var why []string
-	if r.dead {
-		why = append(why, fmt.Sprintf("the server exited (%s)", r.p.Server.ExitStatus()))
-	}
 	excluded := slices.Concat(prefixed("control failed: ", r.failed), prefixed("not probed: ", r.unprobed))
 	if r.probed == 0 {
-		why = append(why, excluded...)
+		why = excluded
 	} else {
 		for _, e := range excluded {
 			r.p.Notef("left out, the other tools were probed: %s", e)
 		}
 	}
-	if len(r.unanswered) > 0 {
-		why = append(why, "no answer to "+strings.Join(r.unanswered, ", "))
-	}
-	if len(why) > 0 {
-		r.p.Inconclusive("%s", strings.Join(why, "; "))
-	}
+	r.p.Settle(r.dead, why, r.unanswered)
 	r.p.Notef("%d calls", r.calls)
 }
 

@@ -180,21 +180,13 @@ func (r *run) control(t Tool, res *packs.Response, desc string, ok bool) bool {
 // for the tools left out.
 func (r *run) finish() {
 	var why []string
-	if r.dead {
-		why = append(why, fmt.Sprintf("the server exited (%s)", r.p.Server.ExitStatus()))
-	}
 	if len(r.failed) > 0 {
 		r.p.Notef("left out after a failed control: %s", strings.Join(r.failed, "; "))
 		if r.passed == 0 {
 			why = append(why, "every tool failed its control: "+strings.Join(r.failed, "; "))
 		}
 	}
-	if len(r.unanswered) > 0 {
-		why = append(why, "no answer to "+strings.Join(r.unanswered, ", "))
-	}
-	if len(why) > 0 {
-		r.p.Inconclusive("%s", strings.Join(why, "; "))
-	}
+	r.p.Settle(r.dead, why, r.unanswered)
 	r.p.Notef("%d calls", r.calls)
 }
 

@@ -208,19 +208,11 @@ func (r *run) consume() {
 // finish sets the verdict the findings do not: inconclusive when a control
 // failed, a call got no answer or the server exited.
 func (r *run) finish() {
-	var why []string
-	if r.dead {
-		why = append(why, fmt.Sprintf("the server exited (%s)", r.p.Server.ExitStatus()))
-	}
+	var failed []string
 	if len(r.failed) > 0 {
-		why = append(why, "control failed: "+strings.Join(r.failed, "; "))
+		failed = []string{"control failed: " + strings.Join(r.failed, "; ")}
 	}
-	if len(r.unanswered) > 0 {
-		why = append(why, "no answer to "+strings.Join(r.unanswered, ", "))
-	}
-	if len(why) > 0 {
-		r.p.Inconclusive("%s", strings.Join(why, "; "))
-	}
+	r.p.Settle(r.dead, failed, r.unanswered)
 	if err := r.reset(); err != nil {
 		r.p.Notef("resetting app.db after the probe: %v", err)
 	}

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"encoding/json"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/packs"
 )
 
 // outlivedGrace is how long a process started during the call may take to
@@ -157,17 +157,10 @@ func programs(recs []observers.Record) []observers.Record {
 	return out
 }
 
-// argv reads a process record's argv (a JSON array).
-func argv(r observers.Record) []string {
-	var a []string
-	_ = json.Unmarshal([]byte(r.Data[observers.KeyArgv]), &a)
-	return a
-}
-
 // commandLine is a process record's command line, without its pid, so the
 // message and its fingerprint stay the same across runs.
 func commandLine(r observers.Record) string {
-	if a := argv(r); len(a) > 0 {
+	if a := packs.Argv(r); len(a) > 0 {
 		return cut(strings.Join(a, " "), 200)
 	}
 	for _, k := range []string{"prog", "comm", "exe"} {
@@ -185,7 +178,7 @@ func ran(r observers.Record, program string) bool {
 	if r.Data[observers.KeyProg] == program || base(r.Data[observers.KeyExe]) == program {
 		return true
 	}
-	if a := argv(r); len(a) > 0 && base(a[0]) == program {
+	if a := packs.Argv(r); len(a) > 0 && base(a[0]) == program {
 		return true
 	}
 	comm := r.Data[observers.KeyComm]
