@@ -369,6 +369,8 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 				if len(dropped) > 0 {
 					res.Reason += fmt.Sprintf("; %d finding(s) it reported are not judged", len(dropped))
 				}
+				addLimitFindings(&res, limitFindings(probe.Name, res.Observations))
+				e.fingerprint(probe.ID, &res)
 			}
 			res.Millis = time.Since(start).Milliseconds()
 			e.record(pr.idx, pr.pack.Name, res)
@@ -386,22 +388,28 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 		} else {
 			res.Verdict, res.Reason, res.Findings, res.Notes = p.Outcome()
 		}
+		addLimitFindings(&res, limitFindings(probe.Name, res.Observations))
 	}
 	res.Millis = time.Since(start).Milliseconds()
+	e.fingerprint(probe.ID, &res)
+	e.record(pr.idx, pr.pack.Name, res)
+	return res
+}
+
+// fingerprint caps res's findings and gives each the fingerprint Finalize
+// would give, known now so that a baseline can accept the finding while
+// the run goes on.
+func (e *Engine) fingerprint(id string, res *report.Probe) {
 	capped := len(res.Findings) > MaxProbeFindings
 	res.Findings = capFindings(res.Findings, MaxProbeFindings)
 	for i := range res.Findings {
-		// The fingerprint Finalize would give, known now so that a
-		// baseline can accept the finding while the run goes on.
-		res.Findings[i].Fingerprint = report.Fingerprint(probe.ID, e.redactor.String(res.Findings[i].Message))
+		res.Findings[i].Fingerprint = report.Fingerprint(id, e.redactor.String(res.Findings[i].Message))
 	}
 	if capped {
 		// The aggregate's count varies from run to run; its fingerprint
 		// does not, so a baseline can accept it.
-		res.Findings[len(res.Findings)-1].Fingerprint = report.Fingerprint(probe.ID, aggregateKey)
+		res.Findings[len(res.Findings)-1].Fingerprint = report.Fingerprint(id, aggregateKey)
 	}
-	e.record(pr.idx, pr.pack.Name, res)
-	return res
 }
 
 // record adds one probe's result to the report's pack entry idx.

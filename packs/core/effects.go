@@ -41,22 +41,31 @@ var resourceLimits = packs.Probe{
 	Name:     "resource-limits",
 	Severity: packs.High,
 	CWE:      "CWE-770",
-	Doc:      "from its start to the end of the core probes, the server must stay within its containment's process limit (no fork bomb) and memory limit (no process killed for memory)",
+	Doc:      "while no probe ran (its start, between probes), the server must stay within its containment's process limit (no fork bomb) and memory limit (no process killed for memory); a limit met during a probe fails that probe",
 	Run: func(p *packs.Pass) {
 		if p.Observed == nil {
 			p.NotApplicable("no observers on this run")
 			return
 		}
-		met := false
+		met, owned := false, 0
 		for _, r := range p.Observed.Pack() {
 			if r.Kind != observers.KindLimit {
 				continue
 			}
-			met = true
-			f := p.Reportf("the server met its %s limit: %s", r.Data[observers.KeyLimit], r.Summary).Evidencef("limits", "%s", r.Summary)
-			if r.Data[observers.KeyLimit] == "memory" {
-				f.Severity = packs.Medium // a runaway allocation; a fork bomb is high
+			if r.Token != "" {
+				owned++ // the engine judged it in the probe where it happened
+				continue
 			}
+			lf, ok := packs.LimitFinding(r, "while no probe ran (its start, or between probes)")
+			if !ok {
+				continue
+			}
+			met = true
+			f := p.Reportf("%s", lf.Message)
+			f.Severity, f.CWE, f.Evidence = lf.Severity, lf.CWE, lf.Evidence
+		}
+		if owned > 0 {
+			p.Notef("%d limit record(s) met during probes are judged in those probes", owned)
 		}
 		if !met && (p.Sandbox == nil || p.Sandbox.Limits == "") {
 			p.NotApplicable("no process or memory limit is enforced here (the isolation line says which cgroup controllers the leaf has)")
