@@ -28,7 +28,7 @@ func everyLayerApplied() contain.Isolation {
 		LandlockFS: on("landlock-fs"), LandlockNet: on("landlock-net"), LandlockScope: on("landlock-scope"),
 		NetNS: on("netns"), PidNS: on("pidns"), UserNS: on("userns"),
 		MountNS: on("mountns"), IPCUTS: on("ipc+uts"), Caps: on("caps"),
-		SeccompNotify: on("seccomp-notify"), Cgroup: on("cgroup"),
+		SeccompNotify: on("seccomp-notify"), Cgroup: on("cgroup"), Quota: on("tmpfs"),
 		CgroupControllers: []string{"pids", "memory"},
 	}
 }
@@ -41,6 +41,7 @@ func TestLayersOffTurnsOffExactlyItsLayers(t *testing.T) {
 		"namespaces": {"netns", "pidns", "userns", "mountns", "ipc+uts", "caps"},
 		"cgroup":     {"cgroup"},
 		"fsize":      {"rlimit-fsize"},
+		"quota":      {"tmpfs"},
 	}
 	require.ElementsMatch(t, engine.Layers, slices.Collect(maps.Keys(turns)), "a layer of engine.Layers without a case here")
 	for _, name := range engine.Layers {
@@ -57,7 +58,8 @@ func TestLayersOffTurnsOffExactlyItsLayers(t *testing.T) {
 	// limits set on the leaf.
 	line := layersOff(everyLayerApplied(), nil, 1024).Line()
 	assert.Contains(t, line, " cgroup=+pids.max+memory.max ")
-	assert.Equal(t, everyLayerApplied().Line(), strings.Replace(line, "+pids.max+memory.max", "", 1))
+	assert.Contains(t, line, " quota=tmpfs(1024MiB) ")
+	assert.Equal(t, everyLayerApplied().Line(), strings.NewReplacer("+pids.max+memory.max", "", "tmpfs(1024MiB)", "tmpfs").Replace(line))
 
 	// A layer this machine refuses keeps its own reason: turning it off
 	// changes nothing the user should act on.

@@ -19,7 +19,7 @@ var layers = []struct {
 	rank     int
 	prefixes []string
 }{
-	{0, []string{"observers", "internal/version", "internal/mcpwire", "internal/example", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout", "internal/hostpath"}},
+	{0, []string{"observers", "internal/version", "internal/mcpwire", "internal/example", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout", "internal/hostpath", "internal/quota"}},
 	{1, []string{"internal/launch", "internal/contain", "internal/seccomp"}},
 	{2, []string{"observers/"}},
 	{3, []string{"packs", "internal/sandbox", "internal/session"}},

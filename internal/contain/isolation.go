@@ -67,6 +67,12 @@ type Isolation struct {
 
 	Cgroup Layer // a cgroup v2 leaf made by the harness: members listed and killed together
 
+	// Quota is the sandbox's size limit enforced by a filesystem of its
+	// own ("tmpfs", detail the size): a write past it fails. Probe says
+	// whether the harness may mount one; the engine fills in the size, or
+	// why its sandbox has none. Without it the limit is sampled.
+	Quota Layer
+
 	// LandlockABI is the kernel's Landlock ABI version, 0 without Landlock.
 	LandlockABI int
 	// HostRoot: the harness runs as root, so the server runs as the host's
@@ -93,6 +99,7 @@ func (i Isolation) Layers() []Layer {
 		i.NetNS, i.PidNS, i.UserNS, i.MountNS, i.IPCUTS, i.Caps,
 		i.SeccompNotify,
 		i.Cgroup,
+		i.Quota,
 	}
 }
 
@@ -212,6 +219,9 @@ func (i Isolation) Line() string {
 	}
 	group("signals", i.LandlockScope)
 	group("cgroup", i.Cgroup)
+	if i.Quota.Name != "" {
+		group("quota", i.Quota)
+	}
 	if i.SeccompNotify.Applied {
 		// Options.Policy: pathname sockets by inode, abstract ones by netns
 		parts = append(parts, "unix=sandbox-only")
@@ -240,6 +250,9 @@ func (i Isolation) Line() string {
 	}
 	if i.HostRoot {
 		weaker = append(weaker, "root-owned host files readable (the server runs as the host's uid 0, without capabilities)")
+	}
+	if i.Quota.Name != "" && !i.Quota.Applied {
+		weaker = append(weaker, "sandbox size sampled, not enforced: writes can pass sandbox.max_mib until the size observer stops the server (quota: "+i.Quota.Why+")")
 	}
 	if len(i.cgroupUnset) > 0 {
 		weaker = append(weaker, "no "+strings.Join(i.cgroupUnset, " or ")+" (the cgroup leaf's controllers: "+orNone(i.CgroupControllers)+")")

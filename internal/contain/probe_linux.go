@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sealmark/sealmark/internal/quota"
 )
 
 // probeTimeout bounds one probe child.
@@ -69,6 +71,7 @@ func probe() Isolation {
 	i := Isolation{
 		Pgid:      applied("pgid", ""),
 		Subreaper: subreaper(),
+		Quota:     probeQuota(),
 	}
 	shim := []*Layer{&i.Pdeathsig, &i.NoNewPrivs, &i.FileSize, &i.LandlockFS, &i.LandlockNet,
 		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS, &i.MountNS, &i.IPCUTS, &i.Caps, &i.SeccompNotify, &i.Cgroup}
@@ -153,6 +156,23 @@ func probe() Isolation {
 		i.Caps = layerOf("caps", "", rep.Caps)
 	}
 	return i
+}
+
+// probeQuota mounts a one-page tmpfs on a new temporary directory and
+// takes it away again: whether a sandbox can have a size limit of its own.
+func probeQuota() Layer {
+	dir, err := os.MkdirTemp("", "sealmark-quota-probe-")
+	if err != nil {
+		return refused("tmpfs", err.Error())
+	}
+	defer os.Remove(dir)
+	if err := quota.Mount(dir, 4096); err != nil {
+		return refused("tmpfs", strings.TrimPrefix(err.Error(), "quota: "))
+	}
+	if err := quota.Unmount(dir); err != nil {
+		return refused("tmpfs", strings.TrimPrefix(err.Error(), "quota: "))
+	}
+	return applied("tmpfs", "")
 }
 
 func layerOf(name, detail, err string) Layer {

@@ -27,5 +27,6 @@ func Probe() Isolation {
 	i.Caps = refused("caps", why)
 	i.SeccompNotify = refused("seccomp-notify", why)
 	i.Cgroup = refused("cgroup", why)
+	i.Quota = refused("tmpfs", why)
 	return i
 }

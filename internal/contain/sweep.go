@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/sealmark/sealmark/internal/quota"
 )
 
 // SweepStale cleans up after harness runs that died without cleaning up
@@ -63,8 +65,12 @@ func SweepStale(parent string) []string {
 
 // removeAll removes dir, first making every directory in it writable and
 // searchable if a plain RemoveAll fails (a server may leave 0500 dirs).
-// Links are removed, never followed.
+// Links are removed, never followed. A quota filesystem on dir (a
+// sandbox's size limit) is unmounted first, which takes its files.
 func removeAll(dir string) error {
+	if err := quota.Unmount(dir); err != nil {
+		return err
+	}
 	if os.RemoveAll(dir) == nil {
 		return nil
 	}

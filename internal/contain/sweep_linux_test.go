@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/internal/quota"
 )
 
 // startMarked starts the test binary sleeping with marker in its
@@ -121,4 +122,35 @@ func TestSweepStaleDistrustsOtherUsers(t *testing.T) {
 	require.NoError(t, os.Chown(top, 65534, 65534))
 	SweepStale(t, parent)
 	assert.DirExists(t, top, "a directory of another user is not ours to remove")
+}
+
+// TestSweepStaleUnmountsQuota: a dead run's sandbox that is a quota
+// filesystem (sandbox.max_mib enforced) is unmounted and removed, files
+// and all; a live run's stays mounted.
+func TestSweepStaleUnmountsQuota(t *testing.T) {
+	parent := t.TempDir()
+	dead := startMarked(t, "X=1")
+	deadStart := startTime(t, dead.Process.Pid)
+	require.NoError(t, dead.Process.Kill())
+	_ = dead.Wait()
+	staleTop := filepath.Join(parent, "sealmark-0000000000000001")
+	require.NoError(t, os.Mkdir(staleTop, 0o700))
+	if err := quota.Mount(staleTop, 1<<20); err != nil {
+		t.Skipf("no quota here: %v", err)
+	}
+	t.Cleanup(func() { _ = quota.Unmount(staleTop) })
+	writeOwnerFile(t, staleTop, dead.Process.Pid, deadStart, newMarker(t))
+	require.NoError(t, os.WriteFile(filepath.Join(staleTop, "left"), []byte("x"), 0o600))
+
+	liveTop := filepath.Join(parent, "sealmark-0000000000000002")
+	require.NoError(t, os.Mkdir(liveTop, 0o700))
+	require.NoError(t, quota.Mount(liveTop, 1<<20))
+	t.Cleanup(func() { _ = quota.Unmount(liveTop) })
+	require.NoError(t, contain.WriteOwner(liveTop, newMarker(t)))
+
+	did := SweepStale(t, parent)
+	assert.NoDirExists(t, staleTop)
+	assert.False(t, quota.Mounted(staleTop), "the stale quota is unmounted")
+	assert.True(t, quota.Mounted(liveTop), "the live run's quota stays")
+	assert.Contains(t, strings.Join(did, "\n"), "removed stale sandbox "+staleTop)
 }

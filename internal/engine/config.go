@@ -151,8 +151,10 @@ type Config struct {
 // signals scoped), "seccomp" (the egress observer: every connect and exec
 // recorded, what is not the harness's refused), "namespaces" (pid and
 // loopback-only network namespaces), "cgroup" (a cgroup v2 leaf, root
-// only) and "fsize" (the per-file size cap).
-var Layers = []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize"}
+// only), "fsize" (the per-file size cap) and "quota" (the sandbox a
+// filesystem of sandbox.max_mib, so a write past it fails; root only:
+// without it the size limit is sampled).
+var Layers = []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize", "quota"}
 
 // File is one staged file of server.files.
 type File = config.File

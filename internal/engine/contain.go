@@ -15,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/launch"
+	"github.com/sealmark/sealmark/internal/sandbox"
 	"github.com/sealmark/sealmark/internal/seccomp"
 	"github.com/sealmark/sealmark/observers/egress"
 	"github.com/sealmark/sealmark/observers/limits"
@@ -88,6 +89,7 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 		return spec, nil, nil
 	}
 	iso := IsolationFor(contain.Probe(), o, e.cfg.LayersOff)
+	iso.Quota = quotaLayer(iso.Quota, e.cfg.LayersOff, e.cfg.MaxMiB, e.sb)
 	e.rep.Sandbox.Isolation = iso.Line() + observed
 	e.limits = limitsText(iso, o)
 	return wrapped, hand, o.Policy()
@@ -265,5 +267,30 @@ func IsolationFor(i contain.Isolation, o contain.Options, off []string) contain.
 // Isolation is the containment a run with the layers off gets on a
 // machine that offers i (what doctor shows).
 func Isolation(i contain.Isolation, off []string, maxMiB int) contain.Isolation {
-	return IsolationFor(i, layerOptions(off, maxMiB, filepath.Join(os.TempDir(), "sandbox")), off)
+	iso := IsolationFor(i, layerOptions(off, maxMiB, filepath.Join(os.TempDir(), "sandbox")), off)
+	iso.Quota = quotaLayer(iso.Quota, off, maxMiB, nil)
+	return iso
+}
+
+// quotaLayer is the sandbox size quota a run gets: sb's, once there is a
+// sandbox; before, what the machine offers (probed, from contain.Probe)
+// for a limit of maxMiB with the layers off.
+func quotaLayer(probed contain.Layer, off []string, maxMiB int, sb *sandbox.Sandbox) contain.Layer {
+	l := contain.Layer{Name: "tmpfs"}
+	switch {
+	case slices.Contains(off, "quota"):
+		l.Why = "off by config"
+		if !probed.Applied && probed.Why != "" {
+			l.Why = probed.Why // the machine's refusal is truer still
+		}
+	case sb != nil && sb.Quota > 0:
+		l.Applied, l.Detail = true, fmt.Sprintf("%dMiB", sb.Quota>>20)
+	case sb != nil:
+		l.Why = cmp.Or(sb.QuotaWhy, "none made")
+	case probed.Applied:
+		l.Applied, l.Detail = true, fmt.Sprintf("%dMiB", maxMiB)
+	default:
+		l.Why = cmp.Or(probed.Why, "not probed")
+	}
+	return l
 }

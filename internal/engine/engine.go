@@ -245,7 +245,11 @@ func (e *Engine) Open() error {
 		e.rep.Sandbox.EnvMode = "inherited"
 	}
 	if !e.cfg.NoSandbox {
-		sb, err := sandbox.New(sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness, GitRepo: e.wantsGit(), Keep: e.cfg.KeepSandbox})
+		opts := sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness, GitRepo: e.wantsGit(), Keep: e.cfg.KeepSandbox}
+		if !slices.Contains(e.cfg.LayersOff, "quota") {
+			opts.MaxBytes = int64(e.cfg.MaxMiB) << 20
+		}
+		sb, err := sandbox.New(opts)
 		if err != nil {
 			return e.harnessError(fmt.Errorf("making the sandbox: %v", err))
 		}
@@ -392,6 +396,10 @@ func (e *Engine) removeSandbox() error {
 		}
 	}
 	if e.sb != nil && e.cfg.KeepSandbox {
+		// its files leave the quota's memory-backed filesystem for disk
+		if err := e.sb.Kept(); err != nil {
+			errs = append(errs, err.Error())
+		}
 		// kept for the user: the next run's stale sweep must not take it
 		if err := contain.Release(e.sb.Top); err != nil {
 			errs = append(errs, err.Error())

@@ -24,9 +24,10 @@ func TestLayersOffSayWhy(t *testing.T) {
 		"namespaces": {"netns: off by config"},
 		"cgroup":     {"cgroup=none(off by config)"},
 		"fsize":      {"rlimits=none(rlimit-fsize: off by config)"},
+		"quota":      {"quota=none(tmpfs: off by config)", "sandbox size sampled, not enforced"},
 	}
 	refused := map[string]contain.Layer{"landlock": iso.LandlockFS, "seccomp": iso.SeccompNotify,
-		"namespaces": iso.NetNS, "cgroup": iso.Cgroup, "fsize": iso.FileSize}
+		"namespaces": iso.NetNS, "cgroup": iso.Cgroup, "fsize": iso.FileSize, "quota": iso.Quota}
 	require.ElementsMatch(t, engine.Layers, keys(says), "every layer has a case")
 	pass := packs.Pack{Name: "one", Doc: "one passing probe", Probes: []packs.Probe{{
 		ID: "TEST-ONE", Name: "one", Doc: "passes", Run: func(*packs.Pass) {},
@@ -60,7 +61,7 @@ func TestLayersOffSayWhy(t *testing.T) {
 		cfg.LayersOff = []string{"selinux"}
 		_, err := engine.New(cfg)
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), `unknown containment layer "selinux" in sandbox.layers_off (known: landlock, seccomp, namespaces, cgroup, fsize)`)
+		assert.Contains(t, err.Error(), `unknown containment layer "selinux" in sandbox.layers_off (known: landlock, seccomp, namespaces, cgroup, fsize, quota)`)
 	})
 }
 

@@ -99,7 +99,7 @@ func (e *Engine) openObservers() error {
 	}
 	w.limits = limits.New(limits.Options{MaxProcs: e.cfg.MaxProcs, MaxMemory: int64(e.cfg.MaxMemoryMiB) << 20})
 	w.all = append(w.all, w.limits)
-	w.all = append(w.all, size.Start(size.Options{Top: e.sb.Top, MaxBytes: int64(e.cfg.MaxMiB) << 20, OnExceed: e.sizeExceeded, Estimate: fo.Allocated}))
+	w.all = append(w.all, size.Start(size.Options{Top: e.sb.Top, MaxBytes: int64(e.cfg.MaxMiB) << 20, OnExceed: e.sizeExceeded, Estimate: fo.Allocated, Quota: e.sb.Quota > 0}))
 	// On a signal the observers stop too: the files observer's watches and
 	// its private barrier directory go with them.
 	w.undo = cleanup.Add(e.closeObservers)
@@ -120,7 +120,19 @@ func (e *Engine) sizeExceeded(total int64) {
 	if pr != nil && pr.proc != nil {
 		pr.proc.Kill()
 	}
-	fmt.Fprintf(e.cfg.Log, "sealmark: the sandbox grew to %d MiB, past sandbox.max_mib %d: stopped the server\n", total>>20, e.cfg.MaxMiB)
+	fmt.Fprintf(e.cfg.Log, "sealmark: %s: stopped the server\n", e.sizeWords(total))
+}
+
+// sizeWords says how the sandbox met max_mib: filled it (a quota refused
+// the write past it), or grew past it (sampled), to total bytes.
+func (e *Engine) sizeWords(total int64) string {
+	if e.sb != nil && e.sb.Quota > 0 {
+		return fmt.Sprintf("the sandbox filled sandbox.max_mib (%d MiB): the write past it failed", e.cfg.MaxMiB)
+	}
+	if total > 0 {
+		return fmt.Sprintf("the sandbox grew to %d MiB, past sandbox.max_mib (%d MiB)", total>>20, e.cfg.MaxMiB)
+	}
+	return fmt.Sprintf("the sandbox grew past sandbox.max_mib (%d MiB)", e.cfg.MaxMiB)
 }
 
 // closeObservers stops every observer; what no probe owned goes to the timeline.

@@ -101,22 +101,6 @@ func TestExecIsRecordedWithToken(t *testing.T) {
 	assert.Contains(t, r.Data["argv"], "{token}")
 }
 
-// TestDiskBombStopsTheServer: past max_mib the server is stopped and the
-// probe running then gets the finding.
-func TestDiskBombStopsTheServer(t *testing.T) {
-	rep := observedRun(t, "fill-disk", func(c *engine.Config) { c.MaxMiB = 4 }, "-fill-mib=64")
-	var found bool
-	for _, p := range rep.Packs[0].Probes {
-		for _, f := range p.Findings {
-			if strings.Contains(f.Message, "grew past sandbox.max_mib (4 MiB)") {
-				found = true
-				assert.NotNil(t, find(p.Observations, observers.KindSize, nil), "the size record is in the probe's observations")
-			}
-		}
-	}
-	assert.True(t, found, "no size finding")
-}
-
 // TestStderrFloodLeavesALossRecord: a ring that wrapped says so.
 func TestStderrFloodLeavesALossRecord(t *testing.T) {
 	rep := observedRun(t, "flood-stderr", nil)

@@ -379,7 +379,7 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 		res.Observations = view.finish()
 		e.mu.Lock()
 		if e.sizeHit {
-			p.Reportf("the sandbox grew past sandbox.max_mib (%d MiB) during this probe; the server was stopped", e.cfg.MaxMiB).
+			p.Reportf("%s during this probe; the server was stopped", e.sizeWords(0)).
 				Evidencef("size", "the size observer saw the sandbox pass its limit").Severity = packs.High
 		}
 		e.mu.Unlock()

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,7 +78,11 @@ func (s *Sandbox) linkBin(harness string) error {
 			s.note("%s: a hard link, not a symlink: %v", s.rel(at), serr)
 			continue
 		}
-		if err := copyFile(harness, at); err != nil {
+		err := errors.New("not a file")
+		if fi, serr := os.Stat(harness); serr == nil {
+			err = copyRegular(harness, at, fi)
+		}
+		if err != nil {
 			return fmt.Errorf("sandbox: make %s: symlink: %v; hard link: %v; copy: %w", at, serr, lerr, err)
 		}
 		s.note("%s: a copy of %s, not a link: %v", s.rel(at), harness, serr)
@@ -123,22 +128,4 @@ func writeFile(p, content string) error {
 		return fmt.Errorf("sandbox: write %s: %w", p, werr)
 	}
 	return nil
-}
-
-// copyFile copies the executable src to the new file dst.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
+	"github.com/sealmark/sealmark/internal/quota"
 )
 
 // Options configures [New]. The zero value makes a sandbox in the OS temp
@@ -34,6 +37,12 @@ type Options struct {
 	// ([cleanup.Run]) removes it. A sandbox still being made is removed
 	// on a signal either way.
 	Keep bool
+	// MaxBytes, when positive, is the sandbox's size limit, enforced by a
+	// filesystem of that size mounted on Top (see [quota]) where this
+	// machine lets the harness mount one (a root harness on Linux): a
+	// write past it fails with ENOSPC in that write. Elsewhere Quota says
+	// why not, and the limit is only what the size observer samples.
+	MaxBytes int64
 }
 
 // CanaryFile is a file the server must never read.
@@ -68,6 +77,12 @@ type Sandbox struct {
 
 	Notes []string // what could not be made, and why
 
+	// Quota is the size of the filesystem of its own that bounds
+	// everything under Top (Options.MaxBytes), 0 when there is none;
+	// QuotaWhy then says why not ("" when none was asked for).
+	Quota    int64
+	QuotaWhy string
+
 	gitTried bool // the git pack's layout was made or tried (New with GitRepo, or StageGit)
 
 	ctx  context.Context // ends when a signal's cleanup stops New: git commands in flight are killed
@@ -96,6 +111,12 @@ func New(opts Options) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
+	var quotaWhy string
+	if opts.MaxBytes > 0 {
+		if err := quota.Mount(top, opts.MaxBytes); err != nil {
+			quotaWhy = strings.TrimPrefix(err.Error(), "quota: ")
+		}
+	}
 	// From the moment top exists a signal's cleanup removes it: it stops
 	// the build first (a git command in flight is killed, git would write
 	// on into the tree otherwise) and waits for it, bounded.
@@ -113,17 +134,50 @@ func New(opts Options) (*Sandbox, error) {
 	close(built)
 	if err != nil {
 		undo()
+		if errors.Is(err, syscall.ENOSPC) && quota.Mounted(top) {
+			err = fmt.Errorf("%w (the sandbox's size limit, %s, is too small for its own files)", err, sizeText(opts.MaxBytes))
+		}
 		if rerr := removeTree(top); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		return nil, err
 	}
+	if quota.Mounted(top) {
+		s.Quota = opts.MaxBytes
+	} else {
+		s.QuotaWhy = quotaWhy
+	}
 	if opts.Keep {
 		undo()
+		if s.Quota > 0 {
+			// Interrupted, a kept sandbox still leaves its quota for disk.
+			s.undo = cleanup.Add(func() { _ = s.keepOnDisk() })
+		}
 	} else {
 		s.undo = undo
 	}
 	return s, nil
+}
+
+// sizeText is n bytes in MiB, or KiB when that is not a whole number.
+func sizeText(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}
+
+// Kept readies a kept sandbox for the user (--keep-sandbox): its files
+// move off the quota's memory-backed filesystem onto the parent
+// directory's, at the same path, so they outlive the run. Without a quota
+// there is nothing to do. The error names what could not be copied.
+func (s *Sandbox) Kept() error {
+	err := s.keepOnDisk()
+	if s.undo != nil {
+		s.undo()
+		s.undo = nil
+	}
+	return err
 }
 
 // buildStopWait bounds how long a signal's cleanup waits for a sandbox
@@ -201,8 +255,12 @@ func (s *Sandbox) Remove() error {
 	return err
 }
 
-// removeTree makes every directory below top writable, then removes top.
+// removeTree makes every directory below top writable, then removes top;
+// a quota filesystem on top goes with everything in it.
 func removeTree(top string) error {
+	if err := quota.Unmount(top); err != nil {
+		return fmt.Errorf("sandbox: could not remove %s: %w", top, err)
+	}
 	unlock(top)
 	if err := os.RemoveAll(top); err != nil {
 		return fmt.Errorf("sandbox: could not remove %s: %w", top, err)

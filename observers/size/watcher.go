@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/quota"
 	"github.com/sealmark/sealmark/observers"
 )
 
@@ -32,6 +33,12 @@ type Options struct {
 	// count the whole tree and alone decide OnExceed. nil walks at every
 	// Begin and Collect.
 	Estimate func() int64
+	// Quota says Top is a filesystem of its own of MaxBytes (the
+	// sandbox's quota, see internal/quota): the filesystem refuses a write
+	// past the limit, so the tree can reach MaxBytes, never pass it, and
+	// its own counters (statfs) give the total at once, with no walk. The
+	// limit counts as crossed when the filesystem is full.
+	Quota bool
 }
 
 // near is the fraction of MaxBytes past which an estimate makes Begin and
@@ -146,7 +153,7 @@ func (w *Watcher) Close() []observers.Record {
 // sampleIfNear samples unless an Estimate says the tree is still well
 // below MaxBytes.
 func (w *Watcher) sampleIfNear() {
-	if w.opts.Estimate != nil && w.opts.MaxBytes > 0 {
+	if w.opts.Estimate != nil && w.opts.MaxBytes > 0 && !w.opts.Quota {
 		w.mu.Lock()
 		est := w.total.Load() + w.opts.Estimate() - w.anchor
 		w.mu.Unlock()
@@ -206,7 +213,13 @@ func (w *Watcher) sample(reply chan struct{}) time.Duration {
 		anchor = w.opts.Estimate()
 	}
 	began := time.Now()
-	total, err := usage(w.opts.Top, w.stop)
+	var total, free int64
+	var err error
+	if w.opts.Quota {
+		total, free, err = quota.Usage(w.opts.Top)
+	} else {
+		total, err = usage(w.opts.Top, w.stop)
+	}
 	took := time.Since(began)
 	if errors.Is(err, errStopped) {
 		if reply != nil {
@@ -223,16 +236,22 @@ func (w *Watcher) sample(reply chan struct{}) time.Duration {
 		w.lossOnce("unreadable", err.Error())
 	}
 	crossed := false
+	over := total > limit
+	summary := fmt.Sprintf("sandbox grew to %d bytes, over the %d-byte limit", total, limit)
+	if w.opts.Quota {
+		over = err == nil && free <= 0
+		summary = fmt.Sprintf("sandbox filled its %d-byte limit (%d bytes in use): a write past it failed", limit, total)
+	}
 	switch {
 	case limit <= 0:
-	case total > limit && !w.over:
+	case over && !w.over:
 		w.over, crossed = true, true
-		w.add(observers.KindSize, fmt.Sprintf("sandbox grew to %d bytes, over the %d-byte limit", total, limit), map[string]string{
+		w.add(observers.KindSize, summary, map[string]string{
 			"op":    "exceeded",
 			"total": strconv.FormatInt(total, 10),
 			"limit": strconv.FormatInt(limit, 10),
 		})
-	case total <= limit:
+	case !over:
 		w.over = false
 	}
 	w.mu.Unlock()
