@@ -55,7 +55,10 @@ type Surface struct {
 	Tools []Tool
 	// ToolsError is why the tool list could not be read completely, if it could not.
 	ToolsError string
-	Init       Init
+	// ToolsTooLarge is set when a tools/list answer ran past the message
+	// limit (ToolsError says so): Tools holds only the pages before it.
+	ToolsTooLarge bool
+	Init          Init
 }
 
 // Tool returns the named tool.
@@ -193,6 +196,46 @@ var (
 	ErrInterrupted = errors.New("interrupted")
 )
 
+// TooLargeError is an answer the harness stopped reading because it ran
+// past the message limit (a stdout line, an event of an event stream, a
+// JSON body): the request failed at once, with no timeout waited and no
+// crash.
+type TooLargeError struct {
+	// Request names the request the answer was to ("tools/list"), or is
+	// "" when the answer could not be tied to one.
+	Request string
+	// Stream is set when the answer was an event stream, one of whose
+	// events (or lines) ran past the limit.
+	Stream bool
+	// Limit is the message limit in bytes.
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	limit := SizeWords(e.Limit)
+	switch {
+	case e.Request != "" && e.Stream:
+		return fmt.Sprintf("an event in the answer to %s was over the %s message limit, so the harness stopped reading it", e.Request, limit)
+	case e.Request != "":
+		return fmt.Sprintf("the answer to %s was over the %s message limit, so the harness stopped reading it", e.Request, limit)
+	case e.Stream:
+		return fmt.Sprintf("an event in the event stream was over the %s message limit, so the harness closed the stream", limit)
+	}
+	return fmt.Sprintf("an answer was over the %s message limit, so the harness stopped reading it", limit)
+}
+
+// SizeWords says a byte count as a limit is written: "8 MiB", "4 KiB",
+// "1000 bytes".
+func SizeWords(n int64) string {
+	switch {
+	case n > 0 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n > 0 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // Unanswered says, for a message, how a request that returned err went
 // unanswered: "no answer within 10s" for a timeout, and for anything else
 // what failed ("a transport error after 9ms: HTTP 413 ..."), so that a
@@ -204,6 +247,10 @@ func Unanswered(err error, wait time.Duration) string {
 		return "an answer"
 	case errors.Is(err, ErrNoAnswer) || errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("no answer within %s", wait)
+	}
+	var large *TooLargeError
+	if errors.As(err, &large) {
+		return fmt.Sprintf("an answer over the %s message limit, which the harness stopped reading", SizeWords(large.Limit))
 	}
 	msg := err.Error()
 	if i := strings.Index(msg, ErrTransport.Error()); i >= 0 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/observers"
+	"github.com/sealmark/sealmark/packs"
 )
 
 // exitGrace is how long a start whose handshake failed waits for the
@@ -84,11 +85,14 @@ func shortDuration(d time.Duration) string {
 
 // initFailure says why a server that had not exited did not answer
 // initialize, once: no answer before timeouts.start (and which setting to
-// raise), nothing listening at the URL, or the error itself with no
-// prefix repeated.
+// raise), an answer past the message limit, nothing listening at the URL,
+// or the error itself with no prefix repeated.
 func (e *Engine) initFailure(ctx, sctx context.Context, err error) error {
 	var op *net.OpError
+	var large *packs.TooLargeError
 	switch {
+	case errors.As(err, &large):
+		return large // failed at once, in its own words ("the answer to initialize was over ...")
 	case ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("no answer to initialize within %s: raise timeouts.start (--timeout) if the server needs longer to start", e.cfg.StartTimeout)
 	case errors.Is(err, syscall.ECONNREFUSED) && errors.As(err, &op) && op.Addr != nil:

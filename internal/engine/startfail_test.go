@@ -90,8 +90,9 @@ func TestStartFailureUncontained(t *testing.T) {
 
 // TestStartFailureWords: each way a start fails says what happened, once,
 // word for word: a server that exits (its status, after how long), one
-// that never answers (the bound and the setting to raise), a URL where
-// nothing listens; no prefix is doubled.
+// that never answers (the bound and the setting to raise), one whose
+// initialize answer is over the message limit (at once, not at the
+// bound), a URL where nothing listens; no prefix is doubled.
 func TestStartFailureWords(t *testing.T) {
 	t.Run("exits", func(t *testing.T) {
 		cfg := fixtureConfig(t, "")
@@ -105,6 +106,17 @@ func TestStartFailureWords(t *testing.T) {
 		rep := runOnce(t, cfg)
 		assert.Equal(t, "pack core: no answer to initialize within 2s: raise timeouts.start (--timeout) if the server needs longer to start\n"+
 			"server log (last lines):\nsealmark-fixture ready\n", rep.HarnessError)
+	})
+	t.Run("huge-init", func(t *testing.T) {
+		cfg := fixtureConfig(t, "huge-init")
+		cfg.StartTimeout = time.Minute
+		begun := time.Now()
+		rep := runOnce(t, cfg)
+		assert.Equal(t, "pack core: the answer to initialize was over the 8 MiB message limit, so the harness stopped reading it\n"+
+			"server log (last lines):\nsealmark-fixture ready\n", rep.HarnessError)
+		// A bound far from the start timeout, not a speed test: the
+		// answer already came, so nothing waits for it.
+		assert.Less(t, time.Since(begun), cfg.StartTimeout/3, "the run waited for an answer that had come")
 	})
 	t.Run("started-exits", func(t *testing.T) {
 		cfg := fixtureConfig(t, "")

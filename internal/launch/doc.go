@@ -21,9 +21,10 @@
 //	}
 //
 // Everything is bounded: a stdout line longer than Spec.MaxLine is recorded as
-// oversize and discarded as it streams by, the frames kept as evidence are
-// capped by Spec.MaxFrameBytes, and the server log keeps the most recent
-// Spec.LogBytes of stderr. Losses are counted (FramesLost, Log().Lost()) so the
+// oversize (held for delivery up to Spec.MaxMessage, past that discarded as
+// it streams by and told to OnCut at once, so the request it answers need
+// not wait), the frames kept as evidence are capped by Spec.MaxFrameBytes,
+// and the server log keeps the most recent Spec.LogBytes of stderr. Losses are counted (FramesLost, Log().Lost()) so the
 // report can say what is missing.
 //
 // Stop follows the specification's shutdown (close stdin, wait, SIGTERM the

@@ -23,12 +23,14 @@ type framer struct {
 	last     byte   // the current line's last byte
 	forward  bool   // out still accepts frames
 	reusable int    // largest line buffer kept between lines
+	told     bool   // onCut was called for the current line
+	onCut    *cutHandler
 }
 
 const readBuffer = 64 << 10
 
-func newFramer(frames *frameLog, out *io.PipeWriter, maxLine, maxMessage int) *framer {
-	return &framer{frames: frames, out: out, maxLine: maxLine, maxMessage: max(maxLine, maxMessage), forward: true, reusable: readBuffer}
+func newFramer(frames *frameLog, out *io.PipeWriter, maxLine, maxMessage int, onCut *cutHandler) *framer {
+	return &framer{frames: frames, out: out, maxLine: maxLine, maxMessage: max(maxLine, maxMessage), forward: true, reusable: readBuffer, onCut: onCut}
 }
 
 // run reads r until EOF or an error, then records any unterminated last line
@@ -76,6 +78,9 @@ func (f *framer) take(b []byte) {
 		if room := oversizeKeep - len(f.line); room > 0 {
 			f.line = append(f.line, b[:min(room, len(b))]...)
 		}
+		// Told now, not when the line ends: a line that never ends must
+		// not keep the request it answers waiting.
+		f.tell()
 		return
 	}
 	if need := len(f.line) + len(b); need > cap(f.line) {
@@ -109,6 +114,9 @@ func (f *framer) emit() {
 	if kind == Oversize && len(line) > oversizeKeep {
 		line = line[:oversizeKeep]
 	}
+	if kind == Oversize && size > int64(f.maxMessage) {
+		f.tell() // one maxMessage+1 bytes long, not ending in "\r", is never cut
+	}
 	data := make([]byte, len(line), len(line)+1)
 	copy(data, line)
 	f.frames.add(kind, data, size)
@@ -127,7 +135,18 @@ func (f *framer) emit() {
 	} else {
 		f.line = f.line[:0]
 	}
-	f.size, f.over, f.cut, f.last = 0, false, false, 0
+	f.size, f.over, f.cut, f.last, f.told = 0, false, false, 0, false
+}
+
+// tell calls the cut handler, once per line, with the current line's head.
+func (f *framer) tell() {
+	if f.told {
+		return
+	}
+	f.told = true
+	if fn := f.onCut.get(); fn != nil {
+		fn(Cut{Head: bytes.Clone(f.line[:min(len(f.line), oversizeKeep)]), Limit: f.maxMessage})
+	}
 }
 
 func classify(line []byte) FrameKind {

@@ -57,6 +57,30 @@ func modelFrames(input []byte, maxLine, maxMessage int) (frames []Frame, forward
 	return frames, forward
 }
 
+// checkCuts checks that the framer told exactly the lines longer than
+// maxMessage, once each and in order, each with a head that is the line's
+// start: at least as much of it as passed the limit, at most 4 KiB.
+func checkCuts(t *testing.T, cuts []Cut, input []byte, maxMessage int) {
+	t.Helper()
+	var want [][]byte
+	pieces := bytes.Split(input, []byte("\n"))
+	for _, p := range pieces {
+		if len(bytes.TrimSuffix(p, []byte("\r"))) > maxMessage {
+			want = append(want, p)
+		}
+	}
+	if len(cuts) != len(want) {
+		t.Fatalf("told %d cut lines, want %d", len(cuts), len(want))
+	}
+	for i, c := range cuts {
+		line := want[i]
+		if !bytes.HasPrefix(line, c.Head) || len(c.Head) > oversizeKeep || len(c.Head) < min(oversizeKeep, maxMessage+1) || c.Limit != maxMessage {
+			t.Errorf("cut %d: head %.40q (%d bytes), limit %d; want a prefix of %.40q of %d to %d bytes, limit %d",
+				i, c.Head, len(c.Head), c.Limit, line, min(oversizeKeep, maxMessage+1), oversizeKeep, maxMessage)
+		}
+	}
+}
+
 // FuzzFramer feeds any byte stream, in reads of any size, through the stdout
 // framer with any line and message limits and evidence budget, and checks it
 // against modelFrames: every line recorded once, in order, with its kind and
@@ -69,6 +93,8 @@ func FuzzFramer(f *testing.F) {
 	huge := strings.Repeat("h", readBuffer+100)
 	f.Add([]byte(`{"a":"`+strings.Repeat("j", readBuffer)+`"}`+"\r\n"+huge+"\n[1]"), uint32(2*readBuffer), uint32(0), uint32(1<<20), uint16(0))
 	f.Add([]byte(huge+"\r\n{}\n"), uint32(100), uint32(3*readBuffer), uint32(5000), uint16(4000))
+	// A line one byte past maxMessage with no "\r" is never cut, but told.
+	f.Add([]byte("abcdef\n{}\nabcde\r\nabcdefg\r\n"), uint32(2), uint32(5), uint32(5000), uint16(1))
 	f.Fuzz(func(t *testing.T, input []byte, maxLine, maxMessage, budget uint32, chunk uint16) {
 		maxLine = 1 + maxLine%(4*readBuffer)
 		maxMessage = max(maxLine, maxMessage%(4*readBuffer)) // never below maxLine, as newFramer makes it
@@ -80,8 +106,12 @@ func FuzzFramer(f *testing.F) {
 			b, _ := io.ReadAll(r)
 			forwarded <- b
 		}()
-		newFramer(log, w, int(maxLine), int(maxMessage)).run(&chunkReader{b: input, n: 1 + int(chunk)})
+		var cuts []Cut
+		onCut := &cutHandler{}
+		onCut.fn.Store(new(func(c Cut) { cuts = append(cuts, c) }))
+		newFramer(log, w, int(maxLine), int(maxMessage), onCut).run(&chunkReader{b: input, n: 1 + int(chunk)})
 		msgs := <-forwarded
+		checkCuts(t, cuts, input, int(maxMessage))
 
 		want, wantMsgs := modelFrames(input, int(maxLine), int(maxMessage))
 		if got := log.count(); got != len(want) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 type wantFrame struct {
@@ -31,7 +32,7 @@ func frameUpTo(t *testing.T, input io.Reader, maxLine, maxMessage int) ([]Frame,
 		b, _ := io.ReadAll(r)
 		got <- string(b)
 	}()
-	newFramer(log, w, maxLine, maxMessage).run(input)
+	newFramer(log, w, maxLine, maxMessage, nil).run(input)
 	return log.since(0), <-got
 }
 
@@ -125,7 +126,7 @@ func TestFramerKeepsRecordingWhenMessagesIsClosed(t *testing.T) {
 	log := newFrameLog(DefaultMaxFrameBytes)
 	r, w := io.Pipe()
 	r.Close()
-	newFramer(log, w, 100, 100).run(strings.NewReader("{}\nx\n[]\n"))
+	newFramer(log, w, 100, 100, nil).run(strings.NewReader("{}\nx\n[]\n"))
 	if got := len(log.since(0)); got != 3 {
 		t.Errorf("recorded %d frames after the reader went away, want 3", got)
 	}
@@ -150,5 +151,47 @@ func TestFrameLogBudget(t *testing.T) {
 	l.add(JSON, make([]byte, 11), 11) // larger than the whole budget
 	if last := l.since(5); len(last) != 1 || last[0].Data != nil || l.bytesLost() != 12+8+11 {
 		t.Errorf("a frame larger than the budget: Data %v, bytesLost %d; want nil, %d", last[0].Data, l.bytesLost(), 12+8+11)
+	}
+}
+
+// TestFramerTellsCutLines: a line past maxMessage is told once, with its
+// head, as soon as it passes the limit (while the server is still writing
+// it, and never ends it); a line within maxMessage, oversize or not, is
+// never told.
+func TestFramerTellsCutLines(t *testing.T) {
+	const maxMessage = 2 * readBuffer
+	head := `{"jsonrpc":"2.0","id":"sm-7","result":{"tools":"`
+	within := `{"tools":"` + strings.Repeat("d", maxMessage-20) + `"}`
+	cuts := make(chan Cut, 4)
+	onCut := &cutHandler{}
+	onCut.fn.Store(new(func(c Cut) { cuts <- c }))
+	in, write := io.Pipe()
+	out, w := io.Pipe()
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		newFramer(newFrameLog(DefaultMaxFrameBytes), w, 100, maxMessage, onCut).run(in)
+	}()
+	go func() {
+		_, _ = io.WriteString(write, within+"\n"+head)
+		for {
+			if _, err := write.Write(bytes.Repeat([]byte("p"), readBuffer)); err != nil {
+				return // the line never ends
+			}
+		}
+	}()
+	select {
+	case c := <-cuts:
+		if !strings.HasPrefix(string(c.Head), head) || len(c.Head) != oversizeKeep || c.Limit != maxMessage {
+			t.Errorf("cut head %.60q (%d bytes), limit %d; want the endless line's first %d bytes, limit %d", c.Head, len(c.Head), c.Limit, oversizeKeep, maxMessage)
+		}
+	case <-time.After(20 * time.Second): // a bound for a hang, not a speed test
+		t.Fatal("an endless line past maxMessage was never told")
+	}
+	write.CloseWithError(io.ErrUnexpectedEOF)
+	<-done
+	if len(cuts) != 0 {
+		t.Errorf("%d more cuts told, want the one line once", len(cuts))
 	}
 }

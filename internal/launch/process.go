@@ -23,6 +23,7 @@ type Process struct {
 	stderr *os.File // read end, owned by the log copier until drain
 	frames *frameLog
 	log    *serverlog.Log
+	onCut  cutHandler
 
 	done   chan struct{} // the leader exited and was reaped
 	framed chan struct{} // the framer returned
@@ -97,7 +98,7 @@ func Start(spec Spec) (*Process, error) {
 	go p.reap()
 	go func() {
 		defer close(p.framed)
-		newFramer(p.frames, msgW, spec.maxLine(), spec.maxMessage()).run(outR)
+		newFramer(p.frames, msgW, spec.maxLine(), spec.maxMessage(), &p.onCut).run(outR)
 	}()
 	go func() {
 		defer close(p.logged)

@@ -35,7 +35,8 @@ type Spec struct {
 	// MaxLine): such a line is recorded as an oversize frame (its first
 	// 4 KiB), so probes judge its size, but the message it carries (a tool
 	// list padded past MaxLine) is read rather than waited for until a
-	// timeout.
+	// timeout. A longer line is not delivered: OnCut tells it, with its
+	// head, as soon as it passes MaxMessage.
 	MaxMessage int
 	// LogBytes is the capacity of the server log that receives stderr
 	// (DefaultLogBytes when <= 0).

@@ -45,6 +45,9 @@ type HTTP struct {
 
 	mu             sync.Mutex
 	described      map[string]string
+	pending        map[string]context.CancelCauseFunc // JSON id → how to fail its request at once
+	broken         error                              // why a body of no call failed (bound.go)
+	brokenCh       chan struct{}                      // closed when broken is set
 	frames         []packs.Frame
 	frameBytes     int
 	framesLost     int64
@@ -63,8 +66,8 @@ func OpenHTTP(url string, headers map[string]string, proc *launch.Process, timeo
 		return nil, err
 	}
 	client := netguard.Client(timeout)
-	client.Transport = modern404{client.Transport}
-	h := &HTTP{url: url, headers: headers, proc: proc, client: client, timeout: timeout, described: map[string]string{}}
+	h := &HTTP{url: url, headers: headers, proc: proc, client: client, timeout: timeout, described: map[string]string{}, pending: map[string]context.CancelCauseFunc{}, brokenCh: make(chan struct{})}
+	client.Transport = modern404{bounded{base: client.Transport, broken: h.streamBroke}} // bound.go
 	tr, err := transport.NewStreamableHTTP(url,
 		transport.WithHTTPBasicClient(h.client),
 		transport.WithHTTPHeaders(headers),
@@ -107,11 +110,30 @@ func (h *HTTP) record(b []byte) {
 // Request sends one request with a fresh harness id.
 func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.Response, error) {
 	id := "sm-" + strconv.FormatInt(h.seq.Add(1), 10)
+	key := strconv.Quote(id)
 	what := describe(method, params)
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	ctx = context.WithValue(ctx, callKey{}, &call{what: what, fail: fail})
 	h.mu.Lock()
-	h.described[strconv.Quote(id)] = what
 	modern, tr := h.modern, h.tr
+	broken := h.broken
+	if !h.sse {
+		broken = nil
+	}
+	h.described[key] = what
+	if broken == nil {
+		h.pending[key] = fail
+	}
 	h.mu.Unlock()
+	if broken != nil {
+		return nil, fmt.Errorf("%s: %w", what, broken) // no answer can come on the closed stream
+	}
+	defer func() {
+		h.mu.Lock()
+		delete(h.pending, key)
+		h.mu.Unlock()
+	}()
 	req := transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params}
 	switch {
 	case modern != "":
@@ -123,6 +145,13 @@ func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.R
 	start := time.Now()
 	resp, err := tr.SendRequest(ctx, req)
 	if err != nil {
+		var large *packs.TooLargeError
+		if errors.As(context.Cause(ctx), &large) {
+			if large.Request == "" {
+				return nil, fmt.Errorf("%s: %w", what, large) // the stream that broke
+			}
+			return nil, large // it names the request
+		}
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
 		}

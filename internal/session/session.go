@@ -55,7 +55,8 @@ type Session struct {
 	seq  atomic.Int64
 
 	mu             sync.Mutex
-	described      map[string]string // JSON id → "tools/call name"
+	described      map[string]string                  // JSON id → "tools/call name"
+	pending        map[string]context.CancelCauseFunc // JSON id → how to fail its request at once
 	serverRequests []string
 	modern         string // the modern protocol version in use, "" for legacy
 	closeOnce      sync.Once
@@ -66,7 +67,8 @@ var _ packs.Server = (*Session)(nil)
 // Open wires a session to a started process. It never fails: a process
 // that already died shows up as errors on the first request.
 func Open(proc *launch.Process) *Session {
-	s := &Session{proc: proc, described: map[string]string{}}
+	s := &Session{proc: proc, described: map[string]string{}, pending: map[string]context.CancelCauseFunc{}}
+	proc.OnCut(s.cut)
 	s.tr = transport.NewIO(proc.Messages(), proc.Input(), io.NopCloser(strings.NewReader("")))
 	s.tr.SetRequestHandler(s.decline)
 	s.tr.SetNotificationHandler(func(mcp.JSONRPCNotification) {}) // frames keep the evidence
@@ -128,16 +130,29 @@ func (s *Session) ServerRequests() []string {
 // Request sends one request with a fresh harness id ("sm-N").
 func (s *Session) Request(ctx context.Context, method string, params any) (*packs.Response, error) {
 	id := "sm-" + strconv.FormatInt(s.seq.Add(1), 10)
+	key := strconv.Quote(id)
 	what := describe(method, params)
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
 	s.mu.Lock()
-	s.described[strconv.Quote(id)] = what
+	s.described[key] = what
+	s.pending[key] = fail
 	modern := s.modern
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, key)
+		s.mu.Unlock()
+	}()
 	if modern != "" {
 		params = withMeta(params, modern)
 	}
 	resp, err := s.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method, Params: params})
 	if err != nil {
+		var large *packs.TooLargeError
+		if errors.As(context.Cause(ctx), &large) {
+			return nil, large // it names the request already
+		}
 		if errors.Is(err, transport.ErrTransportClosed) {
 			return nil, fmt.Errorf("%s: %w", what, s.closedError())
 		}

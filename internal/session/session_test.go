@@ -23,6 +23,10 @@ import (
 // request with an empty result.
 func TestMain(m *testing.M) {
 	fixture.Dispatch()
+	if os.Getenv("SESSION_TEST_CHILD") == "huge" {
+		hugeChild() // cut_child_test.go
+		os.Exit(0)
+	}
 	if os.Getenv("SESSION_TEST_CHILD") == "1" {
 		fmt.Println(`{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{}}`)
 		in := bufio.NewScanner(os.Stdin)

@@ -41,9 +41,21 @@ func (h *HTTP) fallbackSSE(ctx context.Context) error {
 	tr.SetNotificationHandler(h.notified)
 	// Not ctx: the stream's request is bound to Start's context, and the
 	// start's context ends when the start does. WithEndpointTimeout bounds
-	// the wait instead.
-	if err := tr.Start(context.Background()); err != nil {
+	// the wait instead, and a stream the bound closed (a line past the
+	// message limit, bound.go) ends it at once.
+	started := make(chan error, 1)
+	go func() { started <- tr.Start(context.Background()) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			_ = tr.Close()
+			return err
+		}
+	case <-h.brokenCh:
 		_ = tr.Close()
+		h.mu.Lock()
+		err := h.broken
+		h.mu.Unlock()
 		return err
 	}
 	h.mu.Lock()

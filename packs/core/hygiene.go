@@ -30,8 +30,19 @@ var toolMetadata = packs.Probe{
 	Name:     "tool-metadata",
 	Severity: packs.High,
 	CWE:      "CWE-1427",
-	Doc:      "tool names, descriptions and schemas must not hide text (invisible or tag Unicode), address the model (ignore instructions, <IMPORTANT>, keep it from the user, read ~/.ssh or pass the user's secrets), steer it away from other tools, or run past 16384 characters (tool poisoning; spec 2025-11-25 server/tools#security-considerations)",
+	Doc:      "tool names, descriptions and schemas must not hide text (invisible or tag Unicode), address the model (ignore instructions, <IMPORTANT>, keep it from the user, read ~/.ssh or pass the user's secrets), steer it away from other tools, or run past 16384 characters, nor the list past the message limit (tool poisoning; spec 2025-11-25 server/tools#security-considerations)",
 	Run: func(p *packs.Pass) {
+		if p.Surface.ToolsTooLarge {
+			// High, as the poisoning it can hide: a tool list past the
+			// message limit is text meant for the model that no reviewer
+			// (and no client holding to a limit) reads whole, and a
+			// server that sends one hides its tools behind their size.
+			p.Reportf("the tool list cannot be reviewed: %s", p.Surface.ToolsError).
+				Evidencef("tools/list", "%s", p.Surface.ToolsError)
+			if len(p.Surface.Tools) == 0 {
+				return
+			}
+		}
 		if len(p.Surface.Tools) == 0 {
 			p.NotApplicable("the server lists no tools")
 			return

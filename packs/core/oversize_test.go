@@ -4,10 +4,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -66,4 +68,58 @@ func anyContains(msgs []string, want string) bool {
 		}
 	}
 	return false
+}
+
+// TestHugeToolListIsAFinding runs core against a server whose tools/list
+// line is 9 MiB, over the 8 MiB message limit the harness reads: the start
+// does not wait for it (the first probe's result comes well within a third
+// of the start timeout), tool-metadata reports the list as a high finding
+// rather than "lists no tools", and tools-list says it could not be read.
+// The good server has neither finding (TestOversizeToolListJudged).
+func TestHugeToolListIsAFinding(t *testing.T) {
+	t.Parallel()
+	const tooLarge = "the answer to tools/list was over the 8 MiB message limit, so the harness stopped reading it"
+	var begun, first time.Time
+	var mu sync.Mutex
+	rep, err := runVolume("huge-tool-list", engine.Hooks{
+		Pack: func(string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if begun.IsZero() {
+				begun = time.Now()
+			}
+		},
+		Probe: func(string, report.Probe) {
+			mu.Lock()
+			defer mu.Unlock()
+			if first.IsZero() {
+				first = time.Now()
+			}
+		},
+	})
+	require.NoError(t, err)
+	require.Empty(t, rep.HarnessError)
+	mu.Lock()
+	took := first.Sub(begun)
+	mu.Unlock()
+	assert.Less(t, took, volumeStart/3, "the start waited for a tool list that had come")
+	probes := map[string]report.Probe{}
+	for _, p := range rep.Packs[0].Probes {
+		probes[p.ID] = p
+	}
+	meta := probes["CORE-TOOL-METADATA"]
+	require.Equal(t, packs.Failed, meta.Verdict, "%s: %s", meta.Verdict, meta.Reason)
+	require.Len(t, meta.Findings, 1)
+	assert.Equal(t, "the tool list cannot be reviewed: "+tooLarge, meta.Findings[0].Message)
+	assert.Equal(t, packs.High, meta.Findings[0].Severity)
+	list := probes["CORE-TOOLS-LIST"]
+	assert.True(t, anyContains(messages(list), "the tool list could not be read to its end: "+tooLarge), "%v", messages(list))
+}
+
+func messages(p report.Probe) []string {
+	var out []string
+	for _, f := range p.Findings {
+		out = append(out, f.Message)
+	}
+	return out
 }

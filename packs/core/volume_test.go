@@ -77,6 +77,14 @@ func TestToolVolume(t *testing.T) {
 
 // volumeReport runs the core pack bare against the fixture with flaws.
 func volumeReport(flaws string) (*report.Report, error) {
+	return runVolume(flaws, engine.Hooks{})
+}
+
+// volumeStart is the start timeout of volumeReport's runs.
+const volumeStart = 20 * time.Second
+
+// runVolume is volumeReport with hooks.
+func runVolume(flaws string, h engine.Hooks) (*report.Report, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -84,7 +92,7 @@ func volumeReport(flaws string) (*report.Report, error) {
 	e, err := engine.New(engine.Config{
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
 		Packs: []string{"core"}, NoSandbox: true,
-		StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
+		StartTimeout: volumeStart, CallTimeout: 5 * time.Second,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 	})
 	if err != nil {
@@ -92,5 +100,5 @@ func volumeReport(flaws string) (*report.Report, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	return e.Run(ctx, engine.Hooks{}), nil
+	return e.Run(ctx, h), nil
 }
