@@ -54,7 +54,11 @@ func (b bounded) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	c, _ := req.Context().Value(callKey{}).(*call)
-	resp.Body = &boundedBody{rc: resp.Body, stream: mt == "text/event-stream", limit: maxHTTPMessage, call: c, broken: b.broken}
+	stream := mt == "text/event-stream"
+	resp.Body = &boundedBody{rc: resp.Body, stream: stream, limit: maxHTTPMessage, call: c, broken: b.broken}
+	if stream {
+		resp.Body = newJoinedBody(resp.Body) // see join.go
+	}
 	return resp, nil
 }
 

@@ -41,15 +41,13 @@ func endless(w http.ResponseWriter, r *http.Request, head string, lines bool) {
 	}
 }
 
-// legalResult is a result of about legalSize bytes: one line, or (split)
-// an array with one element of 112 KiB per line. (Not many short lines:
-// mcp-go joins an event's data lines by string concatenation, quadratic in
-// their number.)
-func legalResult(split bool) string {
-	if !split {
+// legalResult is a result of about legalSize bytes: one line (elem 0),
+// or an array with one element of elem bytes per line.
+func legalResult(size int) string {
+	if size == 0 {
 		return `{"tools":[],"pad":"` + strings.Repeat("p", legalSize) + `"}`
 	}
-	elem := `"` + strings.Repeat("p", 112<<10) + `"`
+	elem := `"` + strings.Repeat("p", size) + `"`
 	n := legalSize / (len(elem) + 2)
 	return "{\"tools\":[],\"pad\":[\n" + strings.Repeat(elem+",\n", n) + elem + "\n]}"
 }
@@ -83,13 +81,13 @@ func streamableServer(t *testing.T) *httptest.Server {
 		case "endless-json":
 			w.Header().Set("Content-Type", "application/json")
 			endless(w, r, head+`{"pad":"`, false)
-		case "legal-line", "legal-lines":
+		case "legal-line", "legal-lines", "legal-short-lines":
 			w.Header().Set("Content-Type", "text/event-stream")
-			msg := head + legalResult(mode == "legal-lines") + "}"
+			msg := head + legalResult(map[string]int{"legal-lines": 112 << 10, "legal-short-lines": 62}[mode]) + "}"
 			_, _ = io.WriteString(w, "event: message\ndata: "+strings.ReplaceAll(msg, "\n", "\ndata: ")+"\n\n")
 		case "legal-json":
 			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, head+legalResult(false)+"}")
+			_, _ = io.WriteString(w, head+legalResult(0)+"}")
 		default:
 			http.Error(w, "unknown mode", http.StatusBadRequest)
 		}
@@ -102,12 +100,14 @@ func streamableServer(t *testing.T) *httptest.Server {
 // past the 8 MiB message limit (one endless event-stream line, one endless
 // event of many lines, an endless JSON body) fails the call at once with
 // an error that names the request and the limit; a 7 MiB answer, on one
-// line, on 64 lines, or as a JSON body, comes back whole.
+// line, on 64 lines, on 115,000 lines of 64 bytes (which the client would
+// take quadratic time to join unless joined first: join.go) or as a JSON
+// body, comes back whole, well within the call's wait.
 func TestHTTPAnswerPastTheLimit(t *testing.T) {
 	srv := streamableServer(t)
 	const event = "an event in the answer to tools/list was over the 8 MiB message limit, so the harness stopped reading it"
 	const body = "the answer to tools/list was over the 8 MiB message limit, so the harness stopped reading it"
-	for mode, want := range map[string]string{"endless-line": event, "endless-event": event, "endless-json": body, "legal-line": "", "legal-lines": "", "legal-json": ""} {
+	for mode, want := range map[string]string{"endless-line": event, "endless-event": event, "endless-json": body, "legal-line": "", "legal-lines": "", "legal-short-lines": "", "legal-json": ""} {
 		t.Run(mode, func(t *testing.T) {
 			h, err := OpenHTTP(srv.URL, nil, nil, 2*boundWait)
 			if err != nil {
@@ -125,6 +125,9 @@ func TestHTTPAnswerPastTheLimit(t *testing.T) {
 				}
 				if err != nil || json.Unmarshal(res.Result, &r) != nil || len(r.Pad) < legalSize {
 					t.Fatalf("got %v; want the %d-byte answer", err, legalSize)
+				}
+				if took > boundWait/3 {
+					t.Errorf("the answer took %s of the call's %s", took, boundWait)
 				}
 				return
 			}
