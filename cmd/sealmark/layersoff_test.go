@@ -27,7 +27,7 @@ func everyLayerApplied() contain.Isolation {
 		NoNewPrivs: on("no_new_privs"), FileSize: on("rlimit-fsize"),
 		LandlockFS: on("landlock-fs"), LandlockNet: on("landlock-net"), LandlockScope: on("landlock-scope"),
 		NetNS: on("netns"), PidNS: on("pidns"), UserNS: on("userns"),
-		MountNS: on("mountns"), IPCUTS: on("ipc+uts"), Caps: on("caps"),
+		MountNS: on("mountns"), Secrets: on("secrets"), IPCUTS: on("ipc+uts"), Caps: on("caps"),
 		SeccompNotify: on("seccomp-notify"), Cgroup: on("cgroup"), Quota: on("tmpfs"),
 		CgroupControllers: []string{"pids", "memory"},
 	}
@@ -38,7 +38,7 @@ func TestLayersOffTurnsOffExactlyItsLayers(t *testing.T) {
 	turns := map[string][]string{
 		"landlock":   {"landlock-fs", "landlock-net", "landlock-scope"},
 		"seccomp":    {"seccomp-notify"},
-		"namespaces": {"netns", "pidns", "userns", "mountns", "ipc+uts", "caps"},
+		"namespaces": {"netns", "pidns", "userns", "mountns", "secrets", "ipc+uts", "caps"},
 		"cgroup":     {"cgroup"},
 		"fsize":      {"rlimit-fsize"},
 		"quota":      {"tmpfs"},
@@ -59,6 +59,8 @@ func TestLayersOffTurnsOffExactlyItsLayers(t *testing.T) {
 	line := layersOff(everyLayerApplied(), nil, 1024).Line()
 	assert.Contains(t, line, " cgroup=+pids.max+memory.max ")
 	assert.Contains(t, line, " quota=tmpfs(1024MiB) ")
+	assert.Regexp(t, ` secrets=hidden\(\d+\) `, line, "as many stores as this machine's home has")
+	line = regexp.MustCompile(`secrets=hidden\(\d+\)`).ReplaceAllString(line, "secrets=hidden")
 	assert.Equal(t, everyLayerApplied().Line(), strings.NewReplacer("+pids.max+memory.max", "", "tmpfs(1024MiB)", "tmpfs").Replace(line))
 
 	// A layer this machine refuses keeps its own reason: turning it off

@@ -1,6 +1,13 @@
 package contain
 
-import "strings"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sealmark/sealmark/internal/launch"
+)
 
 // A Layer is one containment mechanism and whether it applies.
 type Layer struct {
@@ -56,6 +63,10 @@ type Isolation struct {
 	// sandbox's tmp is /tmp and /var/tmp, /dev/shm is private and /proc is
 	// the server's own pid namespace's.
 	MountNS Layer
+	// Secrets: in the mount namespace the credential stores of the
+	// harness user's homes, and as root the host's root-only secrets, are
+	// hidden (Options.Homes); Detail is "hidden(N)", N the stores hidden.
+	Secrets Layer
 	// IPCUTS are new IPC and UTS namespaces: no host SysV IPC, no hostname
 	// change that reaches the host.
 	IPCUTS Layer
@@ -79,14 +90,15 @@ type Isolation struct {
 	// uid 0 (the user namespace maps root to itself): without capabilities,
 	// yet the owner of every root-owned host file, which it can read
 	// (Landlock limits writes, not reads) where the mount namespace does
-	// not hide it.
+	// not hide it (Secrets hides the host's root-only secrets).
 	HostRoot bool
 	// CgroupControllers are the controllers a leaf gets here (its
 	// cgroup.controllers), which decide the limits it can enforce.
 	CgroupControllers []string
 
-	cgroupUnset []string // limits Options asked for that no controller enforces
-	services    []string // Options.Services, as given
+	cgroupUnset []string    // limits Options asked for that no controller enforces
+	services    []string    // Options.Services, as given
+	secrets     secretsPlan // with Secrets applied: what is hidden, what is kept
 }
 
 // Layers returns every layer in a fixed order, applied or not: what
@@ -96,7 +108,7 @@ func (i Isolation) Layers() []Layer {
 		i.Pgid, i.Pdeathsig, i.Subreaper,
 		i.NoNewPrivs, i.FileSize,
 		i.LandlockFS, i.LandlockNet, i.LandlockScope,
-		i.NetNS, i.PidNS, i.UserNS, i.MountNS, i.IPCUTS, i.Caps,
+		i.NetNS, i.PidNS, i.UserNS, i.MountNS, i.Secrets, i.IPCUTS, i.Caps,
 		i.SeccompNotify,
 		i.Cgroup,
 		i.Quota,
@@ -105,8 +117,16 @@ func (i Isolation) Layers() []Layer {
 
 // For returns what a server wrapped with o gets: the layers o turns off say
 // "off by config" (or why o leaves them nothing to do), the others are as
-// probed.
-func (i Isolation) For(o Options) Isolation {
+// probed. The credential stores it counts as hidden are those of any
+// server that needs nothing beneath them (ForServer knows the server).
+func (i Isolation) For(o Options) Isolation { return i.narrow(o, nil) }
+
+// ForServer is For for the server spec starts (before Wrap): a credential
+// store that holds a path it needs (its program, its working directory, a
+// path argument, a declared socket) stays readable, and Line says so.
+func (i Isolation) ForServer(o Options, spec launch.Spec) Isolation { return i.narrow(o, &spec) }
+
+func (i Isolation) narrow(o Options, spec *launch.Spec) Isolation {
 	off := func(l *Layer, why string) {
 		if l.Name == "" {
 			return // not probed (a hand-made Isolation)
@@ -145,10 +165,12 @@ func (i Isolation) For(o Options) Isolation {
 		off(&i.PidNS, "off by config")
 		off(&i.UserNS, "off by config")
 		off(&i.MountNS, "off by config")
+		off(&i.Secrets, "off by config")
 		off(&i.IPCUTS, "off by config")
 		off(&i.Caps, "off by config")
 	} else if o.SandboxTop == "" {
 		off(&i.MountNS, "no sandbox")
+		off(&i.Secrets, "no sandbox")
 	} else if o.SandboxTmp == "" && i.MountNS.Applied {
 		i.MountNS.Detail = strings.Replace(i.MountNS.Detail, "private-tmp", "host-tmp-read-only", 1)
 	}
@@ -156,7 +178,40 @@ func (i Isolation) For(o Options) Isolation {
 		// The network namespace is made inside the pid namespace's shim.
 		off(&i.NetNS, "needs pidns")
 	}
+	if o.ShowCredentials {
+		off(&i.Secrets, "off by config")
+	}
+	if i.Secrets.Applied {
+		i.planSecrets(o, spec)
+	}
 	return i
+}
+
+// planSecrets fills in what the secrets layer hides for a server of spec
+// (nil: one that needs nothing but the sandbox).
+func (i *Isolation) planSecrets(o Options, spec *launch.Spec) {
+	if !i.MountNS.Applied {
+		i.Secrets = refused(i.Secrets.Name, "needs mountns")
+		return
+	}
+	homes := o.Homes
+	if homes == nil {
+		homes = credentialHomes()
+	}
+	needed := []string{o.SandboxTop}
+	var visible []string
+	if spec != nil {
+		if exe, err := os.Executable(); err == nil {
+			n := neededFor(*spec, exe, o.Services)
+			visible = visibleFor(n)
+			needed = append(needed, n...)
+		}
+		if filepath.IsAbs(spec.Dir) {
+			needed = append(needed, filepath.Clean(spec.Dir))
+		}
+	}
+	i.secrets = planSecrets(homes, i.HostRoot, needed, visible, o.SandboxTop)
+	i.Secrets.Detail = fmt.Sprintf("hidden(%d)", len(i.secrets.Hide))
 }
 
 // Applied reports whether the layer with the given name applies.
@@ -177,9 +232,10 @@ func (i Isolation) Applied(name string) bool {
 // refused (Options.Policy); "services=" names every declared allowance.
 // A group with nothing applied says why: "fs=none(landlock-fs: off by
 // config)", "cgroup=none(mkdir /sys/fs/cgroup/...: permission denied)".
+// "secrets=hidden(N)" counts the credential stores hidden from the server.
 // The statements after ";" say what is weaker: whether egress is
-// hard-blocked, that it is not observed, and which cgroup limits asked for
-// no controller enforces.
+// hard-blocked, that it is not observed, which credential stores stay
+// readable, and which cgroup limits asked for no controller enforces.
 func (i Isolation) Line() string {
 	var parts []string
 	group := func(name string, ls ...Layer) {
@@ -211,6 +267,9 @@ func (i Isolation) Line() string {
 	group("fs", i.LandlockFS)
 	if i.MountNS.Name != "" {
 		group("mounts", i.MountNS)
+	}
+	if i.Secrets.Name != "" {
+		group("secrets", i.Secrets)
 	}
 	group("rlimits", i.FileSize)
 	group("privs", i.NoNewPrivs, i.Caps)
@@ -248,7 +307,16 @@ func (i Isolation) Line() string {
 		weaker = append(weaker, "egress not observed (seccomp-notify: "+i.SeccompNotify.Why+")",
 			"host unix sockets reachable (seccomp-notify: "+i.SeccompNotify.Why+")")
 	}
-	if i.HostRoot {
+	if i.Secrets.Name != "" && !i.Secrets.Applied {
+		weaker = append(weaker, "the harness user's credential stores readable (secrets: "+i.Secrets.Why+")")
+	}
+	if len(i.secrets.Kept) > 0 {
+		weaker = append(weaker, "credential stores left readable, the server needs a path beneath them: "+strings.Join(i.secrets.Kept, ", "))
+	}
+	switch {
+	case i.HostRoot && i.Secrets.Applied:
+		weaker = append(weaker, "root-owned host files readable outside the hidden credential stores (the server runs as the host's uid 0, without capabilities)")
+	case i.HostRoot:
 		weaker = append(weaker, "root-owned host files readable (the server runs as the host's uid 0, without capabilities)")
 	}
 	if i.Quota.Name != "" && !i.Quota.Applied {
@@ -278,6 +346,11 @@ func (l Layer) short() string {
 	case "landlock-scope":
 		return "landlock-scoped"
 	case "mountns":
+		return l.Detail
+	case "secrets":
+		if l.Detail == "" {
+			return "hidden" // as probed: how many is the server's (For)
+		}
 		return l.Detail
 	case "caps":
 		return "no-caps"

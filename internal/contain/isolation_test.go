@@ -72,6 +72,29 @@ func TestLine(t *testing.T) {
 		}(),
 		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) mounts=ro-host+private-tmp+own-proc rlimits=fsize privs=no_new_privs+no-caps ipc,uts=own-namespaces signals=landlock-scoped cgroup=v2-leaf unix=sandbox-only services=tcp:127.0.0.1:5432",
 	}, {
+		"credential stores hidden, one kept, as root",
+		func() Isolation {
+			i := full()
+			i.SeccompNotify = applied("seccomp-notify", "")
+			i.MountNS = applied("mountns", "ro-host+private-tmp+own-proc")
+			i.Secrets = applied("secrets", "hidden(7)")
+			i.secrets = secretsPlan{Kept: []string{"/root/.config/gh (holds /root/.config/gh/extensions/mcp)"}}
+			i.HostRoot = true
+			return i
+		}(),
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) mounts=ro-host+private-tmp+own-proc secrets=hidden(7) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf unix=sandbox-only; credential stores left readable, the server needs a path beneath them: /root/.config/gh (holds /root/.config/gh/extensions/mcp); root-owned host files readable outside the hidden credential stores (the server runs as the host's uid 0, without capabilities)",
+	}, {
+		"credential stores shown, as root",
+		func() Isolation {
+			i := full()
+			i.SeccompNotify = applied("seccomp-notify", "")
+			i.MountNS = applied("mountns", "ro-host+private-tmp+own-proc")
+			i.Secrets = applied("secrets", "")
+			i.HostRoot = true
+			return i.For(Options{NetNS: true, Landlock: true, Egress: true, Cgroup: true, MaxFileBytes: 1, SandboxTop: "/tmp/sealmark-x", SandboxTmp: "/tmp/sealmark-x/tmp", ShowCredentials: true})
+		}(),
+		"procs=pgid+pdeathsig+subreaper+pidns(userns) net=netns(lo-only)+landlock(tcp-connect)+seccomp-notify fs=landlock(abi7) mounts=ro-host+private-tmp+own-proc secrets=none(off by config) rlimits=fsize privs=no_new_privs signals=landlock-scoped cgroup=v2-leaf unix=sandbox-only; the harness user's credential stores readable (secrets: off by config); root-owned host files readable (the server runs as the host's uid 0, without capabilities)",
+	}, {
 		"namespaces refused",
 		func() Isolation {
 			i := full()
@@ -157,7 +180,8 @@ func TestForKeepsRefusalsAndNamesConfig(t *testing.T) {
 
 func TestShimArgsRoundTrip(t *testing.T) {
 	c := shimConfig{Mode: modeRun, Ppid: 42, FileSize: 1 << 20, Writable: "/tmp/sealmark-x", Net: true,
-		Scope: true, Ports: []int{80, 8080}, NS: true, User: true, Report: 4, Path: "/bin/server", Args: []string{"--", "-x", ""}}
+		Scope: true, Ports: []int{80, 8080}, NS: true, User: true, Report: 4, Mount: true, Top: "/tmp/sealmark-x",
+		Visible: []string{"/tmp/srv"}, Hide: []string{"/root/.ssh", "/root/.npmrc"}, Path: "/bin/server", Args: []string{"--", "-x", ""}}
 	args := c.args()
 	require.Equal(t, Verb, args[0])
 	got, err := parseShim(args[1:])
@@ -170,6 +194,7 @@ func TestShimArgsRoundTrip(t *testing.T) {
 		{modeRun, "--", "relative"},
 		{modeRun, "-port=0", "--", "/bin/x"},
 		{modeRun, "-nosuchflag", "--", "/bin/x"},
+		{modeRun, "-hide=.ssh", "--", "/bin/x"},
 	} {
 		_, err := parseShim(bad)
 		assert.Error(t, err, "%q", bad)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -263,12 +264,33 @@ var children = map[string]func(args []string) int{
 		emit(result{"daemon": cmd.Process.Pid})
 		return 7
 	},
+	// read reads, beneath the home args[1], each of secretFiles, and
+	// /etc/shadow: for each its error, its size and whether it holds the
+	// canary args[0] (never its text: /etc/shadow is the host's). The
+	// paths after the home are the server's to need, not read.
+	"read": func(args []string) int {
+		r := result{}
+		paths := []string{"/etc/shadow"}
+		for _, f := range secretFiles {
+			paths = append(paths, filepath.Join(args[1], f))
+		}
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			r[p] = map[string]any{"err": errText(err), "bytes": len(b), "canary": strings.Contains(string(b), args[0])}
+		}
+		return emit(r)
+	},
 	// exit exits with status args[0].
 	"exit": func(args []string) int {
 		n, _ := strconv.Atoi(args[0])
 		return n
 	},
 }
+
+// secretFiles are the files of a fake home the "read" child reads: in
+// stores the harness hides (a directory, a file, one found through a link),
+// and in one a path argument keeps readable.
+var secretFiles = []string{".ssh/id_rsa", ".npmrc", ".config/gh/hosts.yml", ".aws/credentials", ".kube/config"}
 
 func runChild(mode string, args []string) int {
 	run, ok := children[mode]

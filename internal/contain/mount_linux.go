@@ -26,6 +26,8 @@ import (
 //   - /dev/shm is a small private tmpfs;
 //   - /proc is a new proc for the server's own pid namespace: no other
 //     process's environ or cmdline is there to read;
+//   - the credential stores of the harness user's home, and as root the
+//     host's root-only secrets, are hidden (see homeStores, hideAll);
 //   - the sandbox itself, and what the server needs from under the host's
 //     temp directories (its program, the harness binary the sm-* links
 //     run, its path arguments, declared unix sockets), stay at their
@@ -44,6 +46,7 @@ type mountLayout struct {
 	Top     string   // the sandbox top, writable at its own path
 	Tmp     string   // the sandbox's tmp, bound at /tmp and /var/tmp; "" keeps the host's (read-only)
 	Visible []string // host paths to keep visible, read-only, at their own paths
+	Hide    []string // credential stores to hide (hideAll)
 }
 
 // setupMounts lays the namespace out (see above). It must run in a new
@@ -135,6 +138,9 @@ func setupMounts(l mountLayout) error {
 			writable[k.path] = true
 		}
 	}
+	if err := hideAll(l.Hide); err != nil {
+		return err
+	}
 	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 		if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, shmSize); err != nil {
 			return fmt.Errorf("mount tmpfs on /dev/shm: %w", err)
@@ -210,23 +216,30 @@ func readOnlyExcept(writable map[string]bool) error {
 		if writable[mp] || mp == "/proc" || strings.HasPrefix(mp, "/proc/") {
 			continue
 		}
-		var sfs unix.Statfs_t
-		if err := unix.Statfs(mp, &sfs); err != nil {
-			continue // hidden beneath a later mount, or gone
-		}
-		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
-		for st, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV,
-			unix.ST_NOEXEC: unix.MS_NOEXEC, unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME,
-			unix.ST_RELATIME: unix.MS_RELATIME} {
-			if sfs.Flags&st != 0 {
-				flags |= ms
-			}
-		}
-		if err := unix.Mount("", mp, "", flags, ""); err != nil && mp == "/" {
+		if err := remountReadOnly(mp); err != nil && mp == "/" {
 			return fmt.Errorf("remounting / read-only: %w", err)
 		}
 	}
 	return nil
+}
+
+// remountReadOnly makes the mount at mp read-only, keeping the flags a
+// less privileged namespace may not clear. A mount point that cannot be
+// reached (beneath a later mount, or gone) is left alone: nil.
+func remountReadOnly(mp string) error {
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(mp, &sfs); err != nil {
+		return nil
+	}
+	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+	for st, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV,
+		unix.ST_NOEXEC: unix.MS_NOEXEC, unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME,
+		unix.ST_RELATIME: unix.MS_RELATIME} {
+		if sfs.Flags&st != 0 {
+			flags |= ms
+		}
+	}
+	return unix.Mount("", mp, "", flags, "")
 }
 
 // mountPoints lists the namespace's mount points from /proc/self/mountinfo,
@@ -285,25 +298,3 @@ func mkFile(p string) error {
 	}
 	return f.Close()
 }
-
-// relUnder returns p relative to dir when p is dir or beneath it.
-func relUnder(p, dir string) (string, bool) {
-	if p == dir {
-		return ".", true
-	}
-	if strings.HasPrefix(p, dir+"/") {
-		return p[len(dir)+1:], true
-	}
-	return "", false
-}
-
-func underAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if _, ok := relUnder(p, d); ok {
-			return true
-		}
-	}
-	return false
-}
-
-func within(p, dir string) bool { _, ok := relUnder(p, dir); return ok }

@@ -65,6 +65,7 @@ type probeReport struct {
 	MountNS       string `json:"mountns"`
 	IPCUTS        string `json:"ipc_uts"`
 	Caps          string `json:"caps"`
+	Secrets       string `json:"secrets"`
 }
 
 func probe() Isolation {
@@ -74,9 +75,9 @@ func probe() Isolation {
 		Quota:     probeQuota(),
 	}
 	shim := []*Layer{&i.Pdeathsig, &i.NoNewPrivs, &i.FileSize, &i.LandlockFS, &i.LandlockNet,
-		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS, &i.MountNS, &i.IPCUTS, &i.Caps, &i.SeccompNotify, &i.Cgroup}
+		&i.LandlockScope, &i.NetNS, &i.PidNS, &i.UserNS, &i.MountNS, &i.Secrets, &i.IPCUTS, &i.Caps, &i.SeccompNotify, &i.Cgroup}
 	names := []string{"pdeathsig", "no_new_privs", "rlimit-fsize", "landlock-fs", "landlock-net",
-		"landlock-scope", "netns", "pidns", "userns", "mountns", "ipc+uts", "caps", "seccomp-notify", "cgroup"}
+		"landlock-scope", "netns", "pidns", "userns", "mountns", "secrets", "ipc+uts", "caps", "seccomp-notify", "cgroup"}
 	refuseAll := func(why string) Isolation {
 		for k, l := range shim {
 			*l = refused(names[k], why)
@@ -135,6 +136,7 @@ func probe() Isolation {
 		why := strings.Join(nsErrs, "; ")
 		i.PidNS, i.UserNS, i.NetNS = refused("pidns", why), refused("userns", why), refused("netns", why)
 		i.MountNS, i.IPCUTS, i.Caps = refused("mountns", why), refused("ipc+uts", why), refused("caps", why)
+		i.Secrets = refused("secrets", why)
 		if root && len(nsErrs) > 0 {
 			i.UserNS = refused("userns", nsErrs[len(nsErrs)-1])
 		}
@@ -142,6 +144,7 @@ func probe() Isolation {
 		why := fmt.Sprintf("the probe child is pid %d, not 1", rep.Pid)
 		i.PidNS, i.UserNS, i.NetNS = refused("pidns", why), refused("userns", why), refused("netns", why)
 		i.MountNS, i.IPCUTS, i.Caps = refused("mountns", why), refused("ipc+uts", why), refused("caps", why)
+		i.Secrets = refused("secrets", why)
 	default:
 		detail := ""
 		i.UserNS = refused("userns", "not needed as root")
@@ -152,6 +155,7 @@ func probe() Isolation {
 		i.PidNS = applied("pidns", detail)
 		i.NetNS = layerOf("netns", "lo-only", rep.NetNS)
 		i.MountNS = layerOf("mountns", "ro-host+private-tmp+own-proc", rep.MountNS)
+		i.Secrets = layerOf("secrets", "", rep.Secrets)
 		i.IPCUTS = layerOf("ipc+uts", "", rep.IPCUTS)
 		i.Caps = layerOf("caps", "", rep.Caps)
 	}
@@ -221,10 +225,14 @@ func probeChild() int {
 	rep := probeReport{Pid: os.Getpid()}
 	rep.FileSize = errString(tryFileSize())
 	rep.NetNS = "not in a new pid namespace"
-	rep.MountNS, rep.IPCUTS, rep.Caps = rep.NetNS, rep.NetNS, rep.NetNS
+	rep.MountNS, rep.IPCUTS, rep.Caps, rep.Secrets = rep.NetNS, rep.NetNS, rep.NetNS, rep.NetNS
 	if rep.Pid == 1 {
 		rep.NetNS = errString(tryNetNS())
 		rep.MountNS = errString(tryMounts())
+		rep.Secrets = rep.MountNS
+		if rep.MountNS == "" {
+			rep.Secrets = errString(tryHide())
+		}
 		rep.IPCUTS = errString(tryIPCUTS())
 	}
 	rep.NoNewPrivs = errString(unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))

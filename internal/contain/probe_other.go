@@ -23,6 +23,7 @@ func Probe() Isolation {
 	i.PidNS = refused("pidns", why)
 	i.UserNS = refused("userns", why)
 	i.MountNS = refused("mountns", why)
+	i.Secrets = refused("secrets", why)
 	i.IPCUTS = refused("ipc+uts", why)
 	i.Caps = refused("caps", why)
 	i.SeccompNotify = refused("seccomp-notify", why)

@@ -227,7 +227,7 @@ func innerShim(c shimConfig) int {
 	}
 	if c.Mount {
 		_, _ = hostPid() // before /proc is the namespace's own
-		l := mountLayout{Top: c.Top, Tmp: c.Tmp, Visible: c.Visible}
+		l := mountLayout{Top: c.Top, Tmp: c.Tmp, Visible: c.Visible, Hide: c.Hide}
 		if err := setupMounts(l); err != nil {
 			return fail("mountns", err)
 		}

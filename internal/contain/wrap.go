@@ -99,6 +99,18 @@ type Options struct {
 	// is allowed by the egress observer's policy (Policy), which otherwise
 	// refuses every pathname unix socket outside SandboxTop.
 	Services []Service
+	// Homes, with NetNS and a SandboxTop, are the homes whose credential
+	// stores (homeStores: .ssh, .aws, .npmrc, ...) the server's mount
+	// namespace hides; as root the host's root-only secrets (rootStores:
+	// /etc/shadow, the SSH host keys, ...) are hidden too. nil is the
+	// harness user's: the home of its uid in the passwd database and the
+	// harness's $HOME (credentialHomes); empty hides no home's. A store
+	// that holds a path the server needs stays readable, and
+	// Isolation.Line says so.
+	Homes []string
+	// ShowCredentials leaves every credential store readable: the
+	// isolation line says "secrets=none(off by config)". Default off.
+	ShowCredentials bool
 }
 
 // Policy is the egress observer's policy for a server wrapped with o (give
@@ -157,7 +169,8 @@ const notDispatched = "contain.Dispatch is not called by this program"
 // environment, arguments and working directory. Where nothing applies
 // (not Linux) it returns spec unchanged. It fails when o is invalid, when
 // spec.Path is not absolute, or on Linux when the program never called
-// Dispatch. Probe().For(o).Line() says what the wrapped server gets.
+// Dispatch. Probe().ForServer(o, spec).Line() says what the wrapped
+// server gets.
 func Wrap(spec launch.Spec, o Options) (launch.Spec, error) {
 	if o.Egress {
 		return spec, errors.New("contain: Options.Egress needs WrapEgress, which returns the listener's hand-off")
@@ -168,7 +181,7 @@ func Wrap(spec launch.Spec, o Options) (launch.Spec, error) {
 	if err := checkWrap(spec, o); err != nil {
 		return spec, err
 	}
-	out, _, err := wrapWith(Probe().For(o), spec, o)
+	out, _, err := wrapWith(Probe().ForServer(o, spec), spec, o)
 	return out, err
 }
 
@@ -204,7 +217,7 @@ func WrapEgress(spec launch.Spec, o Options) (launch.Spec, *Handoff, error) {
 	if err := checkWrap(spec, o); err != nil {
 		return spec, nil, err
 	}
-	return wrapWith(Probe().For(o), spec, o)
+	return wrapWith(Probe().ForServer(o, spec), spec, o)
 }
 
 func checkWrap(spec launch.Spec, o Options) error {
@@ -281,7 +294,8 @@ func wrapShim(iso Isolation, spec launch.Spec, o Options, join []string) (launch
 	}
 	if c.NS && iso.MountNS.Applied && o.SandboxTop != "" {
 		c.Mount, c.Top, c.Tmp = true, o.SandboxTop, o.SandboxTmp
-		c.Visible = visibleFor(spec, exe, o.Services)
+		c.Visible = visibleFor(neededFor(spec, exe, o.Services))
+		c.Hide = iso.secrets.Hide
 	}
 	out := spec
 	var h *Handoff
@@ -299,55 +313,6 @@ func wrapShim(iso Isolation, spec launch.Spec, o Options, join []string) (launch
 	out.Path = exe
 	out.Args = c.args()
 	return out, h, nil
-}
-
-// visibleFor lists what a server needs from the host that a private /tmp
-// would hide: its program's directory, the harness binary's (the sandbox's
-// sm-* links run it), every absolute path among its arguments that exists,
-// and the declared unix sockets. setupMounts keeps those beneath a host
-// temp directory visible, read-only; the rest of the host is visible
-// anyway.
-func visibleFor(spec launch.Spec, exe string, services []Service) []string {
-	v := []string{filepath.Dir(spec.Path), filepath.Dir(exe)}
-	for _, a := range spec.Args {
-		if filepath.IsAbs(a) {
-			if _, err := os.Lstat(a); err == nil {
-				v = append(v, filepath.Clean(a))
-			}
-		}
-	}
-	v = append(v, serviceSockets(services)...)
-	// Beneath a private temp directory a single file or directory is not
-	// enough: a script loads its siblings and its packages (node_modules,
-	// a virtualenv) found through links, so the whole tree the path was
-	// found in, the entry right below /tmp or /var/tmp, stays visible, and
-	// so does the tree its links lead to.
-	var out []string
-	for _, p := range v {
-		out = append(out, tmpTree(p))
-		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
-			out = append(out, tmpTree(real))
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// hostTmps are the shared temporary directories a contained server gets
-// privately (the sandbox's tmp is bound there).
-var hostTmps = []string{"/tmp", "/var/tmp"}
-
-// tmpTree is the entry right below a host temp directory that holds p
-// (/tmp/ci-1234 for /tmp/ci-1234/srv/index.js), or p itself when p is not
-// beneath one, or is one.
-func tmpTree(p string) string {
-	for _, t := range hostTmps {
-		if rest, ok := strings.CutPrefix(p, t+"/"); ok && rest != "" {
-			first, _, _ := strings.Cut(rest, "/")
-			return filepath.Join(t, first)
-		}
-	}
-	return p
 }
 
 // The shim's modes (os.Args[2]).
@@ -376,6 +341,7 @@ type shimConfig struct {
 	Top      string   // with Mount: the sandbox top, writable
 	Tmp      string   // with Mount: the sandbox's tmp, the server's /tmp and /var/tmp
 	Visible  []string // with Mount: host paths kept visible under the private temp directories
+	Hide     []string // with Mount: credential stores hidden (planSecrets)
 	Join     []string // cgroup v1 groups the shim joins first (limits v2 does not offer here)
 	Path     string   // the server
 	Args     []string
@@ -429,6 +395,9 @@ func (c shimConfig) args() []string {
 	for _, v := range c.Visible {
 		a = append(a, "-visible="+v)
 	}
+	for _, h := range c.Hide {
+		a = append(a, "-hide="+h)
+	}
 	for _, g := range c.Join {
 		a = append(a, "-join="+g)
 	}
@@ -480,6 +449,13 @@ func parseShim(args []string) (shimConfig, error) {
 	fs.StringVar(&c.Top, "top", "", "")
 	fs.StringVar(&c.Tmp, "tmp", "", "")
 	fs.Func("visible", "", func(s string) error { c.Visible = append(c.Visible, s); return nil })
+	fs.Func("hide", "", func(s string) error {
+		if !filepath.IsAbs(s) {
+			return fmt.Errorf("hidden path %q is not absolute", s)
+		}
+		c.Hide = append(c.Hide, s)
+		return nil
+	})
 	fs.Func("join", "", func(s string) error { c.Join = append(c.Join, s); return nil })
 	if err := fs.Parse(args[1:]); err != nil {
 		return c, err

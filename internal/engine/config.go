@@ -144,6 +144,10 @@ type Config struct {
 	Custom []string
 
 	fsHints []fs.Hint // Hints["fs"], parsed by Validate
+	// credentialHomes are the homes whose credential stores a contained
+	// server's namespace hides (contain.Options.Homes); nil is the harness
+	// user's. Tests set it to a fake home (export_test.go).
+	credentialHomes []string
 }
 
 // Layers are the containment layers LayersOff can name: "landlock" (writes

@@ -37,6 +37,7 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 	}
 	o := layerOptions(e.cfg.LayersOff, e.cfg.MaxMiB, e.sb.Top)
 	o.SandboxTmp = e.sb.Tmp
+	o.Homes = e.cfg.credentialHomes // nil: the harness user's
 	for _, sv := range e.cfg.Services {
 		if s, err := contain.ParseService(sv); err == nil { // Validate said so
 			o.Services = append(o.Services, s)
@@ -88,7 +89,7 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 		e.rep.Sandbox.Isolation = "procs=pgid; not contained: " + err.Error() + observed
 		return spec, nil, nil
 	}
-	iso := IsolationFor(contain.Probe(), o, e.cfg.LayersOff)
+	iso := IsolationFor(contain.Probe(), o, e.cfg.LayersOff, &spec)
 	iso.Quota = quotaLayer(iso.Quota, e.cfg.LayersOff, e.cfg.MaxMiB, e.sb)
 	e.rep.Sandbox.Isolation = iso.Line() + observed
 	e.limits = limitsText(iso, o)
@@ -255,9 +256,15 @@ func layerOptions(off []string, maxMiB int, top string) contain.Options {
 
 // IsolationFor narrows what the machine offers (i, from contain.Probe) to
 // what a run with the layers off gets under o, saying "off by config" for
-// the file size cap it turned off.
-func IsolationFor(i contain.Isolation, o contain.Options, off []string) contain.Isolation {
-	i = i.For(o)
+// the file size cap it turned off. Given the server's spec, the credential
+// stores counted as hidden are those its server gets (a store holding a
+// path it needs stays readable); nil counts those of any server.
+func IsolationFor(i contain.Isolation, o contain.Options, off []string, spec *launch.Spec) contain.Isolation {
+	if spec != nil {
+		i = i.ForServer(o, *spec)
+	} else {
+		i = i.For(o)
+	}
 	if slices.Contains(off, "fsize") && !i.FileSize.Applied && i.FileSize.Why == "no limit set" {
 		i.FileSize = contain.Layer{Name: i.FileSize.Name, Why: "off by config"}
 	}
@@ -267,7 +274,7 @@ func IsolationFor(i contain.Isolation, o contain.Options, off []string) contain.
 // Isolation is the containment a run with the layers off gets on a
 // machine that offers i (what doctor shows).
 func Isolation(i contain.Isolation, off []string, maxMiB int) contain.Isolation {
-	iso := IsolationFor(i, layerOptions(off, maxMiB, filepath.Join(os.TempDir(), "sandbox")), off)
+	iso := IsolationFor(i, layerOptions(off, maxMiB, filepath.Join(os.TempDir(), "sandbox")), off, nil)
 	iso.Quota = quotaLayer(iso.Quota, off, maxMiB, nil)
 	return iso
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ import (
 var waysOut = []string{
 	"harness environ", "harness cmdline", "harness parent environ", "ptrace harness",
 	"unix socket", "abstract socket", "chmod", "chown", "utimes", "setxattr", "sysv shm", "sethostname",
-	"raw socket", "packet socket", "io_uring",
+	"raw socket", "packet socket", "io_uring", "home ssh key", "home npmrc",
 }
 
 // waysSetup is what the ways-out runs aim at: a host unix socket, a host
@@ -37,6 +38,8 @@ type waysSetup struct {
 	shmID   int
 	secret  string
 	harness string // this process's environ, as /proc shows it
+	home    string // a fake home standing for the harness user's: its
+	canary  string // credential stores hold this
 }
 
 func newWaysSetup(t *testing.T) *waysSetup {
@@ -56,6 +59,13 @@ func newWaysSetup(t *testing.T) *waysSetup {
 	env, err := os.ReadFile("/proc/self/environ")
 	require.NoError(t, err)
 	w.harness = string(env)
+	// The home is a path argument of its own, so the server sees it
+	// (beneath the host's /tmp), and the stores in it are hidden there.
+	w.home = filepath.Join(t.TempDir(), "home")
+	w.canary = "home-secret-" + filepath.Base(t.TempDir())
+	require.NoError(t, os.MkdirAll(filepath.Join(w.home, ".ssh"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(w.home, ".ssh", "id_rsa"), []byte(w.canary+"-key\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(w.home, ".npmrc"), []byte("//registry.npmjs.org/:_authToken="+w.canary+"-npm\n"), 0o600))
 	return w
 }
 
@@ -68,11 +78,14 @@ func (w *waysSetup) run(t *testing.T, off ...string) *report.Report {
 			}
 		}
 	})
-	return waysRun(t, func(c *engine.Config) { c.Services, c.LayersOff = []string{"tcp:" + w.tl.addr}, off },
+	return waysRun(t, func(c *engine.Config) {
+		c.Services, c.LayersOff = []string{"tcp:" + w.tl.addr}, off
+		engine.SetCredentialHomes(c, []string{w.home})
+	},
 		// The paths as arguments of their own: a server's path arguments
 		// stay visible (read-only) although they are under the host's /tmp.
 		"-ways", "-tell="+w.tl.addr, "-unix-socket", w.sock.path, "-abstract", w.abs.path[1:], "-outside-meta", w.meta,
-		fmt.Sprintf("-shm-id=%d", w.shmID), fmt.Sprintf("-signal-pid=%d", os.Getpid()))
+		fmt.Sprintf("-shm-id=%d", w.shmID), fmt.Sprintf("-signal-pid=%d", os.Getpid()), "-home", w.home)
 }
 
 // shm returns the segment's text now.
@@ -110,17 +123,19 @@ func (w *waysSetup) outcome(t *testing.T, what string) string {
 // read the harness's (or its parent's) environment or command line, ptrace
 // it, reach a host unix socket, change a host file's mode, owner, times or
 // extended attributes, read or overwrite a host SysV segment, set the
-// hostname, open raw or packet sockets or set up io_uring; its writes to
-// /tmp, /var/tmp and /dev/shm land in private places, never in the host's.
-// Nothing it read carries a harness secret.
+// hostname, open raw or packet sockets, set up io_uring or read the
+// credential stores of the harness user's home (a fake one here); its
+// writes to /tmp, /var/tmp and /dev/shm land in private places, never in
+// the host's. Nothing it read carries a harness secret.
 func TestWaysOutContained(t *testing.T) {
 	w := newWaysSetup(t)
 	rep := w.run(t)
 	iso := rep.Sandbox.Isolation
 	t.Logf("isolation: %s", iso)
-	for _, layer := range []string{"mounts=ro-host+private-tmp+own-proc", "no-caps", "ipc,uts=own-namespaces", "unix=sandbox-only", "pidns"} {
+	for _, layer := range []string{"mounts=ro-host+private-tmp+own-proc", "secrets=hidden(", "no-caps", "ipc,uts=own-namespaces", "unix=sandbox-only", "pidns"} {
 		require.Contains(t, iso, layer, "this test needs every layer")
 	}
+	assert.NotContains(t, iso, "credential stores left readable")
 	assert.Equal(t, report.Standard, rep.Class, "%v", rep.ClassReasons)
 	for _, what := range waysOut {
 		line := w.outcome(t, what)
@@ -132,6 +147,12 @@ func TestWaysOutContained(t *testing.T) {
 	assert.NotContains(t, heard, w.abs.secret, "the host abstract socket's secret reached the server")
 	assert.False(t, w.abs.reached(), "the host abstract socket was reached")
 	assert.NotContains(t, heard, w.secret, "the host SysV segment's secret reached the server")
+	assert.NotContains(t, heard, w.canary, "a credential of the harness user's home reached the server")
+	assert.Contains(t, w.outcome(t, "home ssh key"), "no such file or directory", "the .ssh directory is empty")
+	assert.Contains(t, w.outcome(t, "home npmrc"), "read nothing", ".npmrc reads empty")
+	b, err := json.Marshal(rep)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), w.canary, "a credential reached the report")
 	for _, kv := range strings.Split(w.harness, "\x00") {
 		if len(kv) > 12 && strings.Contains(kv, "=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") &&
 			!strings.HasPrefix(kv, "LANG=") && !strings.HasPrefix(kv, "TERM=") && !strings.HasPrefix(kv, "USER=") && !strings.HasPrefix(kv, "LOGNAME=") {
@@ -143,7 +164,7 @@ func TestWaysOutContained(t *testing.T) {
 	assert.Equal(t, w.metaSt.Mode, st.Mode, "the host file's mode changed")
 	assert.Equal(t, w.metaSt.Uid, st.Uid, "the host file's owner changed")
 	assert.Equal(t, w.metaSt.Mtim, st.Mtim, "the host file's times changed")
-	_, err := unix.Getxattr(w.meta, "user.sealmark", nil)
+	_, err = unix.Getxattr(w.meta, "user.sealmark", nil)
 	assert.Error(t, err, "the host file got an extended attribute")
 	assert.Equal(t, w.secret, w.shm(t), "the host SysV segment was overwritten")
 	for f := range escapedTemps() {
@@ -168,7 +189,7 @@ func TestWaysOutUncontained(t *testing.T) {
 	rep := w.run(t, "landlock", "seccomp", "namespaces")
 	assert.Equal(t, report.Custom, rep.Class)
 	root := os.Geteuid() == 0
-	for _, what := range []string{"harness environ", "harness cmdline", "unix socket", "abstract socket", "chmod", "chown", "utimes", "sysv shm"} {
+	for _, what := range []string{"harness environ", "harness cmdline", "unix socket", "abstract socket", "chmod", "chown", "utimes", "sysv shm", "home ssh key", "home npmrc"} {
 		assert.Contains(t, w.outcome(t, what), "succeeded", "the uncontained server's %s", what)
 	}
 	if root {
@@ -181,6 +202,10 @@ func TestWaysOutUncontained(t *testing.T) {
 	assert.Contains(t, heard, w.sock.secret)
 	assert.Contains(t, heard, w.abs.secret)
 	assert.Contains(t, heard, w.secret)
+	assert.Contains(t, heard, w.canary+"-key")
+	assert.Contains(t, heard, w.canary+"-npm")
+	assert.Contains(t, rep.Sandbox.Isolation, "secrets=none(off by config)")
+	assert.Contains(t, rep.Sandbox.Isolation, "the harness user's credential stores readable (secrets: off by config)")
 	assert.NotEqual(t, w.secret, w.shm(t), "the uncontained server did not overwrite the segment")
 	var st unix.Stat_t
 	require.NoError(t, unix.Stat(w.meta, &st))
