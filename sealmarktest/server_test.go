@@ -122,7 +122,7 @@ func TestLayersOffMakesTheRunCustom(t *testing.T) {
 	t.Setenv("VICTIM_LAYERS_OFF", "selinux")
 	out, err, _ = victim(t, "", "^TestVictim$")
 	require.Error(t, err, "an unknown layer fails the test")
-	assert.Contains(t, out, `sealmarktest: Config.LayersOff: sandbox.layers_off: unknown containment layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota)`)
+	assert.Contains(t, out, `sealmarktest: Config.LayersOff: sandbox.layers_off: unknown containment layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota, secrets)`)
 }
 
 func TestRunSelectsOneProbe(t *testing.T) {

@@ -129,7 +129,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"junit":          {[]string{"--junit", dir, "--", "x"}, `flag --junit: report.junit: "` + dir + `" is a directory`},
 		"keep-env":       {[]string{"--keep-env", "BAD=NAME", "--", "x"}, `--keep-env: want a comma-separated list of names, got "BAD=NAME"`},
 		"keep-sandbox":   boolErr("keep-sandbox"),
-		"layers-off":     {[]string{"--layers-off", "landlock,selinux", "--", "x"}, `flag --layers-off: sandbox.layers_off: unknown containment layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota)`},
+		"layers-off":     {[]string{"--layers-off", "landlock,selinux", "--", "x"}, `flag --layers-off: sandbox.layers_off: unknown containment layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota, secrets)`},
 		"max-mib":        {[]string{"--max-mib", "lots", "--", "x"}, `--max-mib: want an integer, got "lots"`},
 		"no-sandbox":     boolErr("no-sandbox"),
 		"packs":          {[]string{"--packs", "nope", "--", "x"}, `unknown pack "nope"`},

@@ -420,14 +420,14 @@ server:
 		line("  ", "keep_env: ["+strings.Join(quoted, ", ")+"]")
 		b.WriteString("  # max_mib: 1024\n" +
 			"  # Containment layers to turn off, only to diagnose a server that cannot\n" +
-			"  # run contained (landlock, seccomp, namespaces, cgroup, fsize, quota); the run\n" +
+			"  # run contained (landlock, seccomp, namespaces, cgroup, fsize, quota, secrets); the run\n" +
 			"  # becomes CUSTOM:\n" +
 			"  # layers_off: [\"landlock\"]\n\n")
 	} else {
 		b.WriteString(`# Variables copied from your environment when they are set (everything else
 # of your environment stays behind), the sandbox's size limit, and the
 # containment layers to turn off, only to diagnose a server that cannot run
-# contained (landlock, seccomp, namespaces, cgroup, fsize, quota; the run becomes
+# contained (landlock, seccomp, namespaces, cgroup, fsize, quota, secrets; the run becomes
 # CUSTOM):
 # sandbox:
 #   keep_env: ["HTTP_PROXY", "HTTPS_PROXY"]

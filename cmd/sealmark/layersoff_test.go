@@ -42,6 +42,7 @@ func TestLayersOffTurnsOffExactlyItsLayers(t *testing.T) {
 		"cgroup":     {"cgroup"},
 		"fsize":      {"rlimit-fsize"},
 		"quota":      {"tmpfs"},
+		"secrets":    {"secrets"},
 	}
 	require.ElementsMatch(t, engine.Layers, slices.Collect(maps.Keys(turns)), "a layer of engine.Layers without a case here")
 	for _, name := range engine.Layers {

@@ -140,7 +140,7 @@ func (r *Resolved) CheckPacks(known []string) error {
 // CheckLayers reports every name in sandbox.layers_off that is not among
 // known, the containment layers the engine can turn off (the CLI passes
 // engine.Layers): "sealmark.yaml:7: sandbox.layers_off: unknown containment
-// layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota)".
+// layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota, secrets)".
 // known is listed in its own order.
 func (r *Resolved) CheckLayers(known []string) error {
 	list := "known: " + strings.Join(known, ", ")

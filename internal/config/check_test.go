@@ -135,8 +135,8 @@ func TestCheckPacks(t *testing.T) {
 }
 
 func TestCheckLayers(t *testing.T) {
-	known := []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize", "quota"}
-	const list = "(known: landlock, seccomp, namespaces, cgroup, fsize, quota)"
+	known := []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize", "quota", "secrets"}
+	const list = "(known: landlock, seccomp, namespaces, cgroup, fsize, quota, secrets)"
 	for _, tc := range []struct {
 		name, yaml string
 		env        []string

@@ -39,7 +39,7 @@ var keyDocs = map[string]string{
 	"sandbox.dir":     "the directory the sandbox is made under (default the OS temp dir)",
 	"sandbox.max_mib": "the sandbox's size limit in MiB (default 1024); a root harness enforces it with a filesystem of that size, elsewhere it is sampled",
 	"sandbox.layers_off": "containment layers to turn off: landlock, seccomp, namespaces, cgroup, " +
-		"fsize, quota; the run becomes CUSTOM",
+		"fsize, quota, secrets; the run becomes CUSTOM",
 	"sandbox.services": "host endpoints the server may reach: tcp:127.0.0.1:<port> (forwarded into its network namespace) " +
 		"or unix:<socket path>; each connection recorded, the run stays STANDARD",
 	"sandbox.network": "network containment: closed (loopback only), the only value",

@@ -155,10 +155,12 @@ type Config struct {
 // signals scoped), "seccomp" (the egress observer: every connect and exec
 // recorded, what is not the harness's refused), "namespaces" (pid and
 // loopback-only network namespaces), "cgroup" (a cgroup v2 leaf, root
-// only), "fsize" (the per-file size cap) and "quota" (the sandbox a
+// only), "fsize" (the per-file size cap), "quota" (the sandbox a
 // filesystem of sandbox.max_mib, so a write past it fails; root only:
-// without it the size limit is sampled).
-var Layers = []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize", "quota"}
+// without it the size limit is sampled) and "secrets" (the harness user's
+// credential stores, and as root the host's root-only secrets, hidden in
+// the server's mount namespace).
+var Layers = []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize", "quota", "secrets"}
 
 // File is one staged file of server.files.
 type File = config.File

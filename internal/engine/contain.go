@@ -244,7 +244,7 @@ func limitsText(iso contain.Isolation, o contain.Options) string {
 // shows what it gives.
 func layerOptions(off []string, maxMiB int, top string) contain.Options {
 	on := func(layer string) bool { return !slices.Contains(off, layer) }
-	o := contain.Options{SandboxTop: top, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"), NetNS: on("namespaces")}
+	o := contain.Options{SandboxTop: top, Landlock: on("landlock"), Egress: on("seccomp"), Cgroup: on("cgroup"), NetNS: on("namespaces"), ShowCredentials: !on("secrets")}
 	if o.Cgroup {
 		o.MaxProcs, o.MaxMemory = MaxProcs, MaxMemory
 	}
