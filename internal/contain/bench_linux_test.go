@@ -14,6 +14,7 @@ import (
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/internal/seccomp"
+	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/observers/egress"
 )
 
@@ -111,8 +112,10 @@ func startAndWait(b *testing.B, spec launch.Spec, o *contain.Options) {
 
 // BenchmarkIntercepted measures the cost of one call the seccomp egress
 // filter intercepts: a server makes b.N blocking connects to an allowed
-// loopback port (or b.N fork+execs of /bin/true, or b.N opens for writing
-// of a file by its absolute path), each timed inside the server, under the
+// loopback port (or b.N fork+execs of /bin/true, b.N opens for writing
+// of a file by its absolute path, or b.N deletes of a file that is not
+// there: "remove", unlinkat's ENOENT, so the kernel's own work is a
+// lookup), each timed inside the server, under the
 // shim with and without the filter. open-read, b.N read-only opens of the
 // same file, is the hot path the filter keeps in the kernel. The ns/call
 // metric is the time per call; ns/op also holds the start, spread over
@@ -142,7 +145,7 @@ func BenchmarkIntercepted(b *testing.B) {
 	if err := os.WriteFile(written, nil, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	for _, call := range []string{"connect", "exec", "open-write", "open-read"} {
+	for _, call := range []string{"connect", "exec", "open-write", "open-read", "remove"} {
 		for _, filtered := range []bool{false, true} {
 			name := call + "/shim"
 			if filtered {
@@ -159,6 +162,8 @@ func BenchmarkIntercepted(b *testing.B) {
 					args = []string{childArg, "execs", n}
 				case "open-write", "open-read":
 					args = []string{childArg, "opens", written, n, call}
+				case "remove":
+					args = []string{childArg, "removes", written + "-absent", n}
 				}
 				spec := launch.Spec{Path: exe, Args: args, Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/"}
 				w, hand, err := contain.WrapEgress(spec, contain.Options{Egress: filtered})
@@ -183,8 +188,10 @@ func BenchmarkIntercepted(b *testing.B) {
 					// every call was intercepted: recorded, or counted as dropped past the cap
 					seen := 0
 					for _, rec := range obs.Close() {
-						d, _ := strconv.Atoi(rec.Data["dropped"])
-						seen += d
+						if rec.Kind == observers.KindLoss && rec.Data[observers.KeyReason] == "records" {
+							d, _ := strconv.Atoi(rec.Data[observers.KeyCount])
+							seen += d
+						}
 						if rec.Data["op"] == call || (call == "open-read" && rec.Data["op"] == "open-write") {
 							seen++
 						}
@@ -241,6 +248,25 @@ func init() {
 				return emit(result{"err": errText(err)})
 			}
 			unix.Close(fd)
+		}
+		return emit(result{"ns": spent.Nanoseconds()})
+	}
+}
+
+func init() {
+	// removes deletes the file args[0], which is not there, args[1]
+	// times (each fails with ENOENT), and prints the time spent in
+	// unlinkat(2) in all, in ns.
+	children["removes"] = func(args []string) int {
+		n, _ := strconv.Atoi(args[1])
+		var spent time.Duration
+		for range n {
+			t0 := time.Now()
+			err := unix.Unlinkat(unix.AT_FDCWD, args[0], 0)
+			spent += time.Since(t0)
+			if err != unix.ENOENT {
+				return emit(result{"err": "unlinkat: " + errText(err)})
+			}
 		}
 		return emit(result{"ns": spent.Nanoseconds()})
 	}

@@ -45,8 +45,10 @@ type flagOpen struct {
 
 // notifiedCalls are the calls the filter always sends to the harness: the
 // egress ones (sendto is judged on its address, below), the execs, the
-// signals, openat2 (its flags are in a struct the filter cannot read) and
-// the architecture's own (creat).
+// signals, openat2 (its flags are in a struct the filter cannot read), the
+// calls that delete, rename, link or make an entry or truncate a file
+// (recorded wherever they point), and the architecture's own (creat,
+// unlink, rename, mkdir, ...).
 func notifiedCalls() []uint32 {
 	calls := []uint32{
 		unix.SYS_CONNECT, unix.SYS_SENDMSG, unix.SYS_SENDMMSG,
@@ -54,6 +56,8 @@ func notifiedCalls() []uint32 {
 		unix.SYS_KILL, unix.SYS_TKILL, unix.SYS_TGKILL, unix.SYS_PIDFD_SEND_SIGNAL,
 		unix.SYS_RT_SIGQUEUEINFO, unix.SYS_RT_TGSIGQUEUEINFO,
 		unix.SYS_OPENAT2,
+		unix.SYS_UNLINKAT, unix.SYS_RENAMEAT, unix.SYS_RENAMEAT2, unix.SYS_LINKAT, unix.SYS_SYMLINKAT,
+		unix.SYS_MKDIRAT, unix.SYS_MKNODAT, unix.SYS_TRUNCATE,
 	}
 	return append(calls, archNotified...)
 }
@@ -100,7 +104,8 @@ func (p *bpfProg) resolve() ([]unix.SockFilter, error) {
 
 // notifyFilter is the egress filter: the calls the harness is asked about
 // (connect, sendto with an address, sendmsg, sendmmsg, execve, execveat;
-// and, to be recorded only, the opens that ask to write and the signals),
+// and, to be recorded only, the opens that ask to write, the deletes,
+// renames, links, new directories and nodes, truncates and the signals),
 // io_uring_setup denied (its IORING_OP_CONNECT would bypass seccomp), any
 // other architecture or ABI (x32, i386) denied with ENOSYS, the rest
 // allowed. An open or openat whose flags hold nothing of

@@ -11,5 +11,5 @@ import (
 // run by a normal user would: user namespaces instead of root's pid
 // namespace, no cgroup leaf, Landlock and rlimits as before.
 func TestUnprivileged(t *testing.T) {
-	asnobody.Rerun(t, "^(TestProbe|TestWrapRunsExactly|TestLandlock.*|TestFileSizeCap|TestNetNS.*|TestPdeathsig.*|TestSweepStale|TestShimFailsClosed|TestEgress.*|TestCgroup.*|TestSecrets.*|TestPlanSecrets)$", time.Minute)
+	asnobody.Rerun(t, "^(TestProbe|TestWrapRunsExactly|TestLandlock.*|TestFileSizeCap|TestNetNS.*|TestPdeathsig.*|TestSweepStale|TestShimFailsClosed|TestEgress.*|TestChangesRecorded|TestCgroup.*|TestSecrets.*|TestPlanSecrets)$", time.Minute)
 }

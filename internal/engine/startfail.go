@@ -128,8 +128,9 @@ func oncePerPrefix(msg string) string {
 
 // refusedAtStart lists, oldest first, the last operations containment
 // refused the starting server: the destinations the egress observer
-// denied, and the opens for writing outside the places a contained server
-// may write (which Landlock or the read-only host refuse).
+// denied, and the opens for writing, deletes, renames, links, new
+// directories and truncates outside the places a contained server may
+// write (which Landlock or the read-only host refuse).
 func (pr *PackRun) refusedAtStart() []string {
 	if pr.recent == nil {
 		return nil
@@ -150,6 +151,10 @@ func (pr *PackRun) refusedAtStart() []string {
 			if p := r.Data[observers.KeyPath]; p != "" && !pr.writable(p, privateTmp) {
 				line = fmt.Sprintf("open %s (%s): refused (outside the sandbox)", p, r.Data[observers.KeyFlags])
 			}
+		case r.Kind == observers.KindProcess && writesRefused:
+			if what, paths := changeWords(r.Data); what != "" && slices.ContainsFunc(paths, func(p string) bool { return p != "" && !pr.writable(p, privateTmp) }) {
+				line = what + ": refused (outside the sandbox)"
+			}
 		}
 		if line != "" && !slices.Contains(out, line) {
 			out = append(out, line)
@@ -162,6 +167,28 @@ func (pr *PackRun) refusedAtStart() []string {
 		out[i] = e.redactor.String(l)
 	}
 	return out
+}
+
+// changeWords words an egress record of a change to an entry ("mkdir
+// /var/lib/x", "delete /x", "rename /a to /b") and returns the places it
+// changes (a symbolic link's contents change nothing where they point);
+// "" for any other record.
+func changeWords(d map[string]string) (string, []string) {
+	p := d[observers.KeyPath]
+	switch d[observers.KeyOp] {
+	case "remove":
+		return "delete " + p, []string{p}
+	case "rename":
+		return "rename " + p + " to " + d["to"], []string{p, d["to"]}
+	case "link":
+		if d["syscall"] == "symlink" || d["syscall"] == "symlinkat" {
+			return "symlink " + p, []string{p}
+		}
+		return "link " + p + " to " + d[observers.KeyTarget], []string{p, d[observers.KeyTarget]}
+	case "mkdir", "mknod", "truncate":
+		return d[observers.KeyOp] + " " + p, []string{p}
+	}
+	return "", nil
 }
 
 // refusedDest words a denied destination: "connect unix /run/x.sock:
@@ -191,19 +218,28 @@ func refusedDest(d map[string]string) string {
 // writable reports whether a contained server may write at path: beneath
 // the sandbox, a device, or, with a private /tmp, a temp directory, but
 // never at a host path it was given as an argument (kept visible,
-// read-only).
+// read-only), nor, beneath a private temp directory, anywhere in the tree
+// right below it that holds one (kept visible whole, as its siblings
+// are what a script loads: a lock or a cache next to it is refused too).
 func (pr *PackRun) writable(path string, privateTmp bool) bool {
-	dirs := []string{"/dev"}
-	if sb := pr.e.sb; sb != nil {
-		dirs = append(dirs, sb.Top)
-	}
-	if privateTmp {
-		dirs = append(dirs, "/tmp", "/var/tmp")
+	sb := pr.e.sb
+	if sb != nil && within(path, sb.Top) {
+		return true
 	}
 	for _, a := range pr.hostArg {
-		if within(path, a) && (pr.e.sb == nil || !within(a, pr.e.sb.Top)) {
+		if sb != nil && within(a, sb.Top) {
+			continue
+		}
+		if privateTmp {
+			a = keptTree(a)
+		}
+		if within(path, a) {
 			return false // a host path the server was given stays read-only
 		}
+	}
+	dirs := []string{"/dev"}
+	if privateTmp {
+		dirs = append(dirs, "/tmp", "/var/tmp")
 	}
 	for _, d := range dirs {
 		if within(path, d) {
@@ -211,6 +247,20 @@ func (pr *PackRun) writable(path string, privateTmp bool) bool {
 		}
 	}
 	return false
+}
+
+// keptTree is the entry right below /tmp or /var/tmp that holds p
+// (/tmp/ci-1234 for /tmp/ci-1234/srv/index.js), what containment keeps
+// visible of a path argument beneath a private temp directory; p itself
+// elsewhere.
+func keptTree(p string) string {
+	for _, t := range []string{"/tmp", "/var/tmp"} {
+		if rest, ok := strings.CutPrefix(p, t+"/"); ok && rest != "" {
+			first, _, _ := strings.Cut(rest, "/")
+			return filepath.Join(t, first)
+		}
+	}
+	return p
 }
 
 func within(path, dir string) bool {

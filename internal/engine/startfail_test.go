@@ -20,8 +20,9 @@ import (
 // elapsed stands for the time a failed start took, which varies.
 var elapsed = regexp.MustCompile(`after [0-9.]+m?s before`)
 
-// TestStartFailureSaysWhy: a server that needs a host socket and a cache
-// file outside the sandbox, and exits when containment refuses both, ends
+// TestStartFailureSaysWhy: a server that needs a host socket, a lock
+// directory and a cache file outside the sandbox, and exits when
+// containment refuses them, ends
 // as a start error that says, word for word, that it exited, with its
 // status and after how long (not "within 5s"), what containment refused
 // while it started, what to do, and the end of its log. No prefix is
@@ -43,6 +44,7 @@ func TestStartFailureSaysWhy(t *testing.T) {
 	}
 	want := "pack core: the server exited with status 3 after {elapsed} before answering initialize; " +
 		"containment refused, while it started: connect unix " + sock.path + ": refused (outside the sandbox); " +
+		"mkdir " + cache + ".lock: refused (outside the sandbox); " +
 		"open " + cache + " (O_WRONLY|O_CREAT|O_TRUNC): refused (outside the sandbox). " +
 		"If the server needs these: declare a database or socket it must reach (sandbox.services, --service), " +
 		"stage the files it reads at start into the sandbox (server.files) and point its paths at {sandbox}, " +
@@ -50,6 +52,7 @@ func TestStartFailureSaysWhy(t *testing.T) {
 		"server log (last lines):\n" +
 		"starting\n" +
 		"database: dial unix " + sock.path + ": connect: permission denied\n" +
+		"lock: mkdir " + cache + ".lock: read-only file system\n" +
 		"cache: open " + cache + ": read-only file system\n" +
 		"fatal: cannot start\n"
 	got := elapsed.ReplaceAllString(rep.HarnessError, "after {elapsed} before")
@@ -60,6 +63,7 @@ func TestStartFailureSaysWhy(t *testing.T) {
 	b, err := os.ReadFile(cache)
 	require.NoError(t, err)
 	assert.Equal(t, "old\n", string(b), "the cache file outside the sandbox changed")
+	assert.NoDirExists(t, cache+".lock", "the lock directory outside the sandbox was made")
 }
 
 // TestStartFailureUncontained: the same server with the layers off reaches
@@ -79,6 +83,7 @@ func TestStartFailureUncontained(t *testing.T) {
 		"server log (last lines):\n" +
 		"starting\n" +
 		"database: <nil>\n" +
+		"lock: <nil>\n" +
 		"cache: <nil>\n" +
 		"fatal: cannot start\n"
 	assert.Equal(t, want, elapsed.ReplaceAllString(rep.HarnessError, "after {elapsed} before"))
@@ -86,6 +91,7 @@ func TestStartFailureUncontained(t *testing.T) {
 	b, err := os.ReadFile(cache)
 	require.NoError(t, err)
 	assert.Equal(t, "cache\n", string(b))
+	assert.DirExists(t, cache+".lock")
 }
 
 // TestStartFailureWords: each way a start fails says what happened, once,

@@ -22,7 +22,7 @@ import (
 // -ways), each with the outcome line's name.
 var waysOut = []string{
 	"harness environ", "harness cmdline", "harness parent environ", "ptrace harness",
-	"unix socket", "abstract socket", "chmod", "chown", "utimes", "setxattr", "sysv shm", "sethostname",
+	"unix socket", "abstract socket", "chmod", "chown", "utimes", "setxattr", "delete", "rename", "sysv shm", "sethostname",
 	"raw socket", "packet socket", "io_uring", "home ssh key", "home npmrc",
 }
 
@@ -47,6 +47,9 @@ func newWaysSetup(t *testing.T) *waysSetup {
 	w.meta = filepath.Join(t.TempDir(), "meta.txt")
 	require.NoError(t, os.WriteFile(w.meta, []byte("host file\n"), 0o600))
 	require.NoError(t, unix.Stat(w.meta, &w.metaSt))
+	for _, sib := range []string{".delete", ".rename"} {
+		require.NoError(t, os.WriteFile(w.meta+sib, []byte("host file\n"), 0o600))
+	}
 	w.secret = "shm-secret-" + filepath.Base(t.TempDir())
 	id, err := unix.SysvShmGet(unix.IPC_PRIVATE, 4096, unix.IPC_CREAT|0o600)
 	require.NoError(t, err)
@@ -122,7 +125,8 @@ func (w *waysSetup) outcome(t *testing.T, what string) string {
 // hostile-server review found quiet, and more: each is refused. It cannot
 // read the harness's (or its parent's) environment or command line, ptrace
 // it, reach a host unix socket, change a host file's mode, owner, times or
-// extended attributes, read or overwrite a host SysV segment, set the
+// extended attributes, delete or rename a host file (each attempt on
+// record), read or overwrite a host SysV segment, set the
 // hostname, open raw or packet sockets, set up io_uring or read the
 // credential stores of the harness user's home (a fake one here); its
 // writes to /tmp, /var/tmp and /dev/shm land in private places, never in
@@ -167,6 +171,18 @@ func TestWaysOutContained(t *testing.T) {
 	_, err = unix.Getxattr(w.meta, "user.sealmark", nil)
 	assert.Error(t, err, "the host file got an extended attribute")
 	assert.Equal(t, w.secret, w.shm(t), "the host SysV segment was overwritten")
+	assert.FileExists(t, w.meta+".delete", "the host file was deleted")
+	assert.FileExists(t, w.meta+".rename", "the host file was renamed")
+	assert.NoFileExists(t, w.meta+".renamed", "the host file was renamed")
+	// (the report names the host file's directory {install}: a path argument's)
+	for _, c := range []struct{ op, path, to string }{{"remove", "/meta.txt.delete", ""}, {"rename", "/meta.txt.rename", "/meta.txt.renamed"}} {
+		rec := find(probeRecords(rep, "WAYS-OUT"), observers.KindProcess, func(r observers.Record) bool {
+			return r.Data["op"] == c.op && strings.HasSuffix(r.Data["path"], c.path) && strings.HasSuffix(r.Data["to"], c.to)
+		})
+		if assert.NotNil(t, rec, "the %s outside is not on record", c.op) {
+			assert.Equal(t, "continue", rec.Data["verdict"], "recorded, and refused by the layers, not by the observer")
+		}
+	}
 	for f := range escapedTemps() {
 		assert.Fail(t, "a write landed in the host's temp directory", f)
 	}
@@ -189,7 +205,7 @@ func TestWaysOutUncontained(t *testing.T) {
 	rep := w.run(t, "landlock", "seccomp", "namespaces")
 	assert.Equal(t, report.Custom, rep.Class)
 	root := os.Geteuid() == 0
-	for _, what := range []string{"harness environ", "harness cmdline", "unix socket", "abstract socket", "chmod", "chown", "utimes", "sysv shm", "home ssh key", "home npmrc"} {
+	for _, what := range []string{"harness environ", "harness cmdline", "unix socket", "abstract socket", "chmod", "chown", "utimes", "delete", "rename", "sysv shm", "home ssh key", "home npmrc"} {
 		assert.Contains(t, w.outcome(t, what), "succeeded", "the uncontained server's %s", what)
 	}
 	if root {
@@ -210,6 +226,8 @@ func TestWaysOutUncontained(t *testing.T) {
 	var st unix.Stat_t
 	require.NoError(t, unix.Stat(w.meta, &st))
 	assert.NotEqual(t, w.metaSt.Mode, st.Mode, "the uncontained server did not chmod the host file")
+	assert.NoFileExists(t, w.meta+".delete", "the uncontained server did not delete the host file")
+	assert.FileExists(t, w.meta+".renamed", "the uncontained server did not rename the host file")
 	assert.NotEmpty(t, escapedTemps(), "the uncontained server's /tmp write did not land in the host's /tmp")
 }
 

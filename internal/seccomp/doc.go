@@ -1,8 +1,10 @@
 // Package seccomp answers the seccomp user notifications of a contained
 // server: every destination it sends to or connects to and every program
 // it executes is recorded, what the policy allows goes on, the rest fails
-// with ENETUNREACH. Every file it opens for writing and every signal it
-// sends to another process is recorded too, and always goes on. The
+// with ENETUNREACH. Every file it opens for writing, every entry it tries
+// to delete, rename, link or make (and every file it truncates by path)
+// and every signal it sends to another process is recorded too, and
+// always goes on. The
 // records go to a Sink (observers/egress's Observer keeps them for the
 // probes); the containment shim installs the filter and internal/contain
 // hands the listener over.
@@ -17,14 +19,17 @@
 // (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC or O_APPEND: a read-only open never
 // leaves the kernel) and openat2 always (its flags are in a struct the
 // filter cannot read: Supervise reads them and lets a read-only one go on
-// unrecorded); kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo
+// unrecorded); unlinkat, renameat, renameat2, linkat, symlinkat, mkdirat,
+// mknodat and truncate, and on amd64 unlink, rmdir, rename, link, symlink,
+// mkdir and mknod too (arm64 has only the *at forms); kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo
 // and pidfd_send_signal. It denies io_uring_setup and every foreign ABI
 // (x32, i386) itself. Supervise reads each call's sockaddr (or msghdr,
 // or path and argv) from the caller's memory with process_vm_readv,
 // every read bounded in size and in time, and trusts what it read only
 // after SECCOMP_IOCTL_NOTIF_ID_VALID says the caller is still the one
 // blocked in the call. Then it answers: SECCOMP_USER_NOTIF_FLAG_CONTINUE
-// for an allowed destination, any exec, any open and any signal,
+// for an allowed destination, any exec, any open, any change to an entry
+// and any signal,
 // ENETUNREACH for the rest.
 //
 // Records: Kind observers.KindSocket with Data op ("connect", "sendto",
@@ -36,7 +41,7 @@
 // own start (the first exec, never attributed to a probe). A sendmsg
 // without an address (a connected socket) is let through unrecorded.
 //
-// Opens and signals are observations only: the answer is always CONTINUE
+// Opens, changes to entries and signals are observations only: the answer is always CONTINUE
 // (verdict="continue"), and Landlock, the namespaces and the kernel
 // decide what becomes of the call; the record says what was tried, not
 // how it ended. They are Kind observers.KindProcess (something a process
@@ -51,7 +56,20 @@
 // (the access mode and O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_TMPFILE,
 // O_DIRECTORY, O_NOFOLLOW, O_PATH as they apply, e.g.
 // "O_WRONLY|O_CREAT|O_TRUNC"), pid and verdict="continue", with error
-// when the path (or openat2's struct) could not be read. A signal is
+// when the path (or openat2's struct) could not be read. A change to an
+// entry is Data op "remove" (unlink, unlinkat, rmdir), "rename" (rename,
+// renameat, renameat2), "link" (link, linkat, symlink, symlinkat),
+// "mkdir" (mkdir, mkdirat), "mknod" (mknod, mknodat) or "truncate",
+// syscall, path (absolute, resolved as an open's is: what is removed,
+// renamed, created or truncated), "to" for a rename (its destination,
+// absolute), "target" for a link (a hard link's existing file, absolute;
+// a symbolic link's contents as given), given, to_given, target_given and
+// dirfd, to_dirfd, target_dirfd for relative paths, flags
+// ("AT_REMOVEDIR", "RENAME_EXCHANGE", "AT_SYMLINK_FOLLOW", ... as they
+// apply), mode (mkdir, mknod: "0755", "S_IFIFO|0644"), length (truncate),
+// pid and verdict="continue", with error when a path could not be read or
+// resolved. Every one is recorded, inside the sandbox or not: the
+// probes judge where it points. A signal is
 // Data op="signal", syscall ("kill", "tkill", "tgkill",
 // "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal"), signal
 // (its name, "SIGWINCH"; "0" for signal 0, a check that the target
@@ -74,7 +92,8 @@
 // It fails closed: once the listener is closed, by Stop or because the
 // harness died, every filtered call of the server and of anything it
 // left behind fails with ENOSYS ("function not implemented") for good,
-// opens for writing and signals to other processes included.
+// opens for writing, changes to entries and signals to other processes
+// included.
 //
 // Cost: a notified call waits for the harness's answer, tens of
 // microseconds (see BenchmarkIntercepted in internal/contain); a read-only

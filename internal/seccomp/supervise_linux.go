@@ -24,8 +24,9 @@ import (
 // (each destination recorded, Kind "socket"; allowed ones go on, the
 // others fail with ENETUNREACH), execve, execveat (recorded, Kind
 // "process", always allowed), and, recorded only and always let through
-// (Kind "process"), the opens that ask to write and the signals sent to
-// other processes.
+// (Kind "process"), the opens that ask to write, the calls that delete,
+// rename, link or make an entry or truncate a file, and the signals sent
+// to other processes.
 func Supervise(fd int, allow func(addr net.Addr) bool, sink Sink) Supervisor {
 	if allow == nil {
 		allow = Loopback
@@ -142,6 +143,10 @@ func (s *loop) handle() error {
 		unix.SYS_RT_SIGQUEUEINFO, unix.SYS_RT_TGSIGQUEUEINFO:
 		c = s.signal(n)
 	default:
+		if _, ok := changeCalls[int(n.Data.Nr)]; ok {
+			c = s.change(n)
+			break
+		}
 		c = call{errno: unix.ENOSYS, why: "unexpected system call " + strconv.Itoa(int(n.Data.Nr))}
 	}
 	// Trust what was read only if the caller is still the one blocked in

@@ -30,8 +30,12 @@
 // tool with --active) called once with arguments synthesized from its
 // schema (URL arguments get a URL on the upstream stub), each call's
 // observations kept apart, then a quiet window of 1 s with no call.
-// writes-outside-sandbox reads the egress observer's opens for writing
-// outside the sandbox (refused or not) and grades them by place: the
+// writes-outside-sandbox reads the egress observer's opens for writing,
+// deletes, renames, links, new directories and nodes and truncates
+// outside the sandbox (refused or not; a rename whose either end, a hard
+// link whose either name is outside), says what each tried ("tried to
+// delete ~/.bashrc"), one finding per place and call, and grades them by
+// place: the
 // server's own install directory ({install}) and the user's home high,
 // the system temp directory ({tmp}) medium, anywhere else critical.
 // shared-output reads the files observer: a world-writable file (high),

@@ -17,14 +17,14 @@ var writesOutside = packs.Probe{
 	Name:     "writes-outside-sandbox",
 	Severity: packs.High,
 	CWE:      "CWE-732",
-	Doc:      "a tool call must not open a file for writing outside the sandbox, refused or not: its own install directory (state shared by every user of the install) and the user's home are high, the system temp directory medium, anywhere else critical",
+	Doc:      "a tool call must not open a file for writing, nor delete, rename, link, make or truncate one, outside the sandbox, refused or not: its own install directory (state shared by every user of the install) and the user's home are high, the system temp directory medium, anywhere else critical",
 	Run: func(p *packs.Pass) {
 		r := swept(p)
 		if r == nil {
 			return
 		}
 		if !r.egress {
-			p.NotApplicable("the egress observer (the seccomp layer) did not watch this start, so opens outside the sandbox are not seen")
+			p.NotApplicable("the egress observer (the seccomp layer) did not watch this start, so opens, deletes and renames outside the sandbox are not seen")
 			return
 		}
 		top := ""
@@ -32,20 +32,101 @@ var writesOutside = packs.Probe{
 			top = p.Sandbox.Top
 		}
 		for _, c := range r.calls {
-			seen := map[string]bool{}
+			found := map[string]*packs.Finding{} // outside path -> the finding that names it
 			for _, rec := range of(c.recs, observers.KindProcess) {
-				where := rec.Data[observers.KeyPath]
-				if rec.Data[observers.KeyOp] != "open-write" || where == "" || within(where, top) || device(where) || seen[where] {
+				var outside []string
+				for _, where := range touched(rec) {
+					if where != "" && !within(where, top) && !device(where) {
+						outside = append(outside, where)
+					}
+				}
+				if len(outside) == 0 {
 					continue
 				}
-				seen[where] = true
-				loc, sev := locate(p, where)
-				f := p.Reportf("%s opened %s for writing (%s), outside the sandbox", c.shown, stablePath(p, where), loc)
+				if f := found[outside[0]]; f != nil {
+					// the same place again (written, then deleted): one
+					// finding, with every attempt as evidence
+					if len(f.Evidence) < maxAttempts {
+						f.Evidencef("egress", "%s", rec.Summary)
+					}
+					continue
+				}
+				loc, sev := locate(p, outside[0])
+				for _, where := range outside[1:] {
+					if l, s := locate(p, where); s > sev {
+						loc, sev = l, s
+					}
+				}
+				f := p.Reportf("%s %s (%s), outside the sandbox", c.shown, tried(p, rec), loc)
 				f.Severity = sev
 				f.Evidencef("egress", "%s", rec.Summary)
+				for _, where := range outside {
+					if found[where] == nil {
+						found[where] = f
+					}
+				}
 			}
 		}
 	},
+}
+
+// maxAttempts bounds the evidence one finding quotes.
+const maxAttempts = 8
+
+// touched are the places an egress record says a call tried to change:
+// the file an open for writing names, what a delete, mkdir, mknod or
+// truncate names, both ends of a rename, the new name of a link and the
+// existing file of a hard link (a hard link into the sandbox would make an
+// outside file writable from it). A symbolic link's contents change
+// nothing where they point. Nothing for other records.
+func touched(rec observers.Record) []string {
+	d := rec.Data
+	switch d[observers.KeyOp] {
+	case "open-write", "remove", "mkdir", "mknod", "truncate":
+		return []string{d[observers.KeyPath]}
+	case "rename":
+		return []string{d[observers.KeyPath], d[keyTo]}
+	case "link":
+		if d[keySyscall] == "symlink" || d[keySyscall] == "symlinkat" {
+			return []string{d[observers.KeyPath]}
+		}
+		return []string{d[observers.KeyPath], d[observers.KeyTarget]}
+	}
+	return nil
+}
+
+// The egress keys of a change to an entry only this probe reads.
+const (
+	keyTo      = "to"      // a rename's destination
+	keySyscall = "syscall" // the call's name
+)
+
+// tried says what a record's call tried: "opened ~/.bashrc for writing",
+// "tried to delete ~/.bashrc", "tried to rename {tmp}/a to {tmp}/b".
+func tried(p *packs.Pass, rec observers.Record) string {
+	d := rec.Data
+	at := stablePath(p, d[observers.KeyPath])
+	switch d[observers.KeyOp] {
+	case "remove":
+		if d[keySyscall] == "rmdir" || strings.Contains(d[observers.KeyFlags], "AT_REMOVEDIR") {
+			return "tried to delete the directory " + at
+		}
+		return "tried to delete " + at
+	case "rename":
+		return "tried to rename " + at + " to " + stablePath(p, d[keyTo])
+	case "link":
+		if d[keySyscall] == "symlink" || d[keySyscall] == "symlinkat" {
+			return "tried to make " + at + " a symbolic link to " + d[observers.KeyTarget]
+		}
+		return "tried to make " + at + " a hard link to " + stablePath(p, d[observers.KeyTarget])
+	case "mkdir":
+		return "tried to make the directory " + at
+	case "mknod":
+		return "tried to make the node " + at
+	case "truncate":
+		return "tried to truncate " + at
+	}
+	return "opened " + at + " for writing"
 }
 
 // within reports whether p is dir or below it.

@@ -70,7 +70,8 @@ func TestSSRFTwins(t *testing.T) {
 }
 
 // TestEffectTwins proves the sweep's probes both ways: each effect flaw of
-// read_note is found as that call's doing, and private output (mode 0600)
+// read_note is found as that call's doing (a delete or a rename outside
+// the sandbox as what it tried), and private output (mode 0600)
 // and echo_note's described sm-echo are not findings.
 func TestEffectTwins(t *testing.T) {
 	t.Parallel()
@@ -81,6 +82,10 @@ func TestEffectTwins(t *testing.T) {
 			`high: ` + readNote + ` opened {install}/sealmark-fixture-state.json for writing (the server's own install directory, shared by every user of the install), outside the sandbox`}}},
 		{Flaws: "write-tmp", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
 			`medium: ` + readNote + ` opened {tmp}/sealmark-fixture-sealmark-{token}.txt for writing (the system temp directory, shared by every user), outside the sandbox`}}},
+		{Flaws: "delete-install", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
+			`high: ` + readNote + ` tried to delete {install}/sealmark-fixture-sealmark-{token}.lock (the server's own install directory, shared by every user of the install), outside the sandbox`}}},
+		{Flaws: "rename-tmp", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
+			`medium: ` + readNote + ` tried to rename {tmp}/sealmark-fixture-sealmark-{token}.txt to {tmp}/sealmark-fixture-sealmark-{token}.old (the system temp directory, shared by every user), outside the sandbox`}}},
 		{Flaws: "world-readable-output", Want: packtest.Want{"EFFECTS-SHARED-OUTPUT": {
 			`medium: ` + readNote + ` wrote what it was given into tmp/sealmark-export-sealmark-{token}.txt, readable by everyone (0644), in the temp directory`}}},
 		{Flaws: "spawn-on-read", Want: packtest.Want{"EFFECTS-SPAWNS": {`high: ` + readNote + ` ran sm-echo sealmark-{token}`}}},
