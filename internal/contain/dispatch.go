@@ -18,5 +18,9 @@ func Dispatch() {
 	}
 	// syscall.Exit: the shim has nothing buffered, and a race-enabled
 	// binary would otherwise sleep a second at exit.
-	syscall.Exit(shimMain(os.Args[2:]))
+	syscall.Exit(runShim(os.Args[2:]))
 }
+
+// runShim is the shim's life (shimMain); a test binary may run it on
+// another thread than the main one.
+var runShim = shimMain

@@ -72,7 +72,9 @@ func reapAll() {
 // lingerMax passes; signals are passed to every process left.
 func linger(code, status int, sigs <-chan os.Signal) int {
 	lingering.Store(true)
-	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, 0, 0, 0, 0) // the outer shim is about to exit
+	// The outer shim is about to exit. Dropped on the thread innerShim
+	// asked for it on: the kernel keeps a Pdeathsig per thread.
+	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, 0, 0, 0, 0)
 	_, _ = unix.Write(status, []byte{byte(code)})
 	_ = unix.Close(status)
 	deadline := time.NewTimer(lingerMax)

@@ -47,17 +47,21 @@ func TestNetNSProxiesAllowedPorts(t *testing.T) {
 
 // TestNetNSTreeDiesWithShim kills the shim the harness started (as a
 // harness's death would, through Pdeathsig): the server and the daemon it
-// started in a session of its own die with the namespace.
+// started in a session of its own die with the namespace, whichever thread
+// the shims run on.
 func TestNetNSTreeDiesWithShim(t *testing.T) {
 	needLayer(t, "netns")
-	spec := childSpec(t, "daemon")
-	marker := spec.Env[len(spec.Env)-1]
-	cmd, _ := start(t, wrap(t, spec, contain.Options{NetNS: true}))
-	require.Eventually(t, func() bool { return len(marked(marker)) == 4 }, 5*time.Second, 10*time.Millisecond,
-		"outer shim, inner shim, server and daemon")
-	require.NoError(t, syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)) // the leader only, not its group
-	assert.Eventually(t, func() bool { return len(marked(marker)) == 0 }, 5*time.Second, 10*time.Millisecond,
-		"left alive: %v", marked(marker))
+	for _, env := range [][]string{nil, {contain.OffMainEnv + "=1"}} {
+		spec := childSpec(t, "daemon")
+		marker := spec.Env[len(spec.Env)-1]
+		spec.Env = append(env, spec.Env...)
+		cmd, _ := start(t, wrap(t, spec, contain.Options{NetNS: true}))
+		require.Eventually(t, func() bool { return len(marked(marker)) == 4 }, 5*time.Second, 10*time.Millisecond,
+			"outer shim, inner shim, server and daemon (%v)", env)
+		require.NoError(t, syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)) // the leader only, not its group
+		assert.Eventually(t, func() bool { return len(marked(marker)) == 0 }, 5*time.Second, 10*time.Millisecond,
+			"left alive (%v): %v", env, marked(marker))
+	}
 }
 
 // TestNetNSStopsOnSIGTERM signals the group as launch.Stop does: the

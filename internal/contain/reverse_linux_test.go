@@ -67,29 +67,48 @@ func TestNetNSReverseReachesTheServer(t *testing.T) {
 func TestNetNSLingersUntilTheLifelineCloses(t *testing.T) {
 	needLayer(t, "netns")
 	for _, lifeline := range []bool{true, false} {
-		spec := childSpec(t, "linger")
-		marker := spec.Env[len(spec.Env)-1]
-		o := contain.Options{NetNS: true}
-		var w *os.File
-		if lifeline {
-			r, wr, err := os.Pipe()
-			require.NoError(t, err)
-			o.Lifeline, w = r, wr
-			defer r.Close()
-			defer wr.Close()
-		}
-		r, code, stderr := run(t, wrap(t, spec, o))
-		require.Equal(t, 7, code, "the server's status comes back at once; stderr: %s", stderr)
-		require.NotZero(t, r["daemon"], "the daemon started")
-		if !lifeline {
-			assert.Eventually(t, func() bool { return len(marked(marker)) == 0 }, 5*time.Second, 10*time.Millisecond,
-				"without a lifeline the namespace ends with the server: %v", marked(marker))
-			continue
-		}
-		time.Sleep(200 * time.Millisecond)
-		assert.Len(t, marked(marker), 2, "the lingering inner shim and the daemon are alive for the harness to see")
-		w.Close()
-		assert.Eventually(t, func() bool { return len(marked(marker)) == 0 }, 5*time.Second, 10*time.Millisecond,
-			"closing the lifeline ends the namespace: %v", marked(marker))
+		lingers(t, lifeline)
 	}
+}
+
+// TestLingerOffTheMainThread: the same, with the shims on a thread other
+// than their main one, as a Go program's main goroutine may be once it has
+// moved between threads (more often on a loaded machine). A Pdeathsig is
+// kept per thread: the inner shim must drop the one it lingers without on
+// the thread that holds it, or the outer shim's exit kills the namespace,
+// and the daemon with it, before the harness can see it.
+func TestLingerOffTheMainThread(t *testing.T) {
+	needLayer(t, "netns")
+	lingers(t, true, contain.OffMainEnv+"=1")
+}
+
+// lingers runs the linger child wrapped with NetNS, with a lifeline or
+// not, env added to its environment, and checks what outlives it.
+func lingers(t *testing.T, lifeline bool, env ...string) {
+	t.Helper()
+	spec := childSpec(t, "linger")
+	marker := spec.Env[len(spec.Env)-1]
+	spec.Env = append(env, spec.Env...)
+	o := contain.Options{NetNS: true}
+	var w *os.File
+	if lifeline {
+		r, wr, err := os.Pipe()
+		require.NoError(t, err)
+		o.Lifeline, w = r, wr
+		defer r.Close()
+		defer wr.Close()
+	}
+	r, code, stderr := run(t, wrap(t, spec, o))
+	require.Equal(t, 7, code, "the server's status comes back at once; stderr: %s", stderr)
+	require.NotZero(t, r["daemon"], "the daemon started")
+	if !lifeline {
+		assert.Eventually(t, func() bool { return len(marked(marker)) == 0 }, 5*time.Second, 10*time.Millisecond,
+			"without a lifeline the namespace ends with the server: %v", marked(marker))
+		return
+	}
+	time.Sleep(200 * time.Millisecond)
+	assert.Len(t, marked(marker), 2, "the lingering inner shim and the daemon are alive for the harness to see; stderr: %s", stderr)
+	w.Close()
+	assert.Eventually(t, func() bool { return len(marked(marker)) == 0 }, 5*time.Second, 10*time.Millisecond,
+		"closing the lifeline ends the namespace: %v", marked(marker))
 }

@@ -174,6 +174,14 @@ func outerShim(c shimConfig) int {
 	cmd.Env = environ()
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = nsAttr(c.User)
+	// The inner shim asks for its Pdeathsig itself, on the thread it runs
+	// on (innerShim): the kernel keeps it per thread, and a lingering shim
+	// must drop it on the thread that holds it. One asked for here would
+	// sit on the inner shim's main thread, which its goroutine need not
+	// run on (it moves between threads before TestMain or main locks it,
+	// more often on a loaded machine), and the outer shim's exit would kill
+	// a namespace kept for the harness to look at.
+	cmd.SysProcAttr.Pdeathsig = 0
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwarded...)
 	if err := cmd.Start(); err != nil {
@@ -210,6 +218,11 @@ func innerShim(c shimConfig) int {
 	if os.Getpid() != 1 {
 		// kill(-1) below would reach far more than the namespace
 		return fail("inner shim", errors.New("not pid 1 of a new pid namespace"))
+	}
+	// Killed when the outer shim dies, asked for on this thread, the one
+	// linger drops it on; a shim already gone is found by the lifeline.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
+		return fail("pdeathsig", err)
 	}
 	unix.CloseOnExec(lifelineFD)
 	if cut, err := lifelineCut(); err != nil || cut {
