@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -237,14 +238,27 @@ func (r *run) executed(prog, key string) []string {
 }
 
 // canaryRan reports whether sm-canary ran with the form's marker, by its
-// exec record or by its marker line in the response (where the process
-// observer is absent), and attaches the evidence to a finding when it did.
+// exec record, by its marker line in the response (where the process
+// observer is absent), or by the egress observer's record of the server
+// executing sm-canary itself with the marker as an argument (the kernel
+// was asked to run that program with those arguments: on a loaded machine
+// the call's timeout may kill it before it logs or prints), and attaches
+// the evidence to a finding when it did.
 func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evidence, ok bool) {
 	for _, rec := range r.ran("sm-canary", key) {
 		evidence = append(evidence, packs.Evidence{Observer: "process", Detail: "sm-canary ran: " + shellLine(packs.Argv(rec)) + cwdOf(rec)})
 	}
 	if res != nil && hasWord(string(body(res)), smbin.CanaryMarker+" "+r.marker(key)) {
 		evidence = append(evidence, packs.Evidence{Observer: "response", Detail: "the response carries sm-canary's output line with the probe's marker"})
+	}
+	if len(evidence) == 0 {
+		for _, rec := range r.observed() {
+			argv := packs.Argv(rec)
+			if rec.Observer == "egress" && len(argv) > 1 && filepath.Base(argv[0]) == "sm-canary" && r.carries(rec, key) {
+				evidence = append(evidence, packs.Evidence{Observer: "egress", Detail: "the server executed sm-canary: " + shellLine(argv)})
+				return evidence, true
+			}
+		}
 	}
 	if len(evidence) == 0 {
 		return nil, false
