@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -252,40 +251,6 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 		e.watch.process.Track(proc.Pid())
 	}
 	return proc, nil
-}
-
-// startError records a failed start, with the log tail, as the harness error.
-func (e *Engine) startError(pr *PackRun, err error) error {
-	se := &StartError{Err: err}
-	pr.stop()
-	if proc := cmp.Or(pr.proc, e.httpProc); proc != nil {
-		se.LogTail = e.redactor.String(proc.Log().Tail(2048))
-		if hint := networkHint(string(proc.Log().Bytes())); hint != "" && !strings.Contains(se.Err.Error(), launcherAdvice) {
-			se.Err = fmt.Errorf("%w; %s", se.Err, hint)
-		}
-	} else if e.cfg.URL != "" && e.cfg.Start == "" {
-		se.NoProcess = true
-	}
-	if !pr.extra {
-		e.harnessError(fmt.Errorf("pack %s: %s", pr.pack.Name, se.Error()))
-	}
-	return se
-}
-
-// networkSigns are what launchers and runtimes print when a name cannot be
-// resolved or the network cannot be reached.
-var networkSigns = []string{"EAI_AGAIN", "ENOTFOUND", "getaddrinfo", "ENETUNREACH", "network is unreachable",
-	"Temporary failure in name resolution", "Could not resolve host", "Failed to resolve", "Name or service not known"}
-
-// networkHint explains a start that failed because the server tried to
-// reach the network: a contained server cannot download itself.
-func networkHint(log string) string {
-	for _, sign := range networkSigns {
-		if strings.Contains(log, sign) {
-			return "the server tried to reach the network (" + sign + " in its log), which the sandbox refuses: " + launcherAdvice
-		}
-	}
-	return ""
 }
 
 // Applies reports whether the pack applies to this server, and why not.
