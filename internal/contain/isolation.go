@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sealmark/sealmark/internal/launch"
@@ -97,6 +98,7 @@ type Isolation struct {
 	CgroupControllers []string
 
 	cgroupUnset []string    // limits Options asked for that no controller enforces
+	cgroupSet   []string    // limits Options asked for that the leaf enforces: "pids.max", "memory.max"
 	services    []string    // Options.Services, as given
 	secrets     secretsPlan // with Secrets applied: what is hidden, what is kept
 }
@@ -155,7 +157,8 @@ func (i Isolation) narrow(o Options, spec *launch.Spec) Isolation {
 		off(&i.Cgroup, "off by config")
 	} else if i.Cgroup.Applied {
 		l := o.limits()
-		for _, s := range l.set(i.CgroupControllers) {
+		i.cgroupSet = l.set(i.CgroupControllers)
+		for _, s := range i.cgroupSet {
 			i.Cgroup.Detail += "+" + s
 		}
 		i.cgroupUnset = l.missing(i.CgroupControllers)
@@ -213,6 +216,11 @@ func (i *Isolation) planSecrets(o Options, spec *launch.Spec) {
 	i.secrets = planSecrets(homes, i.HostRoot, needed, visible, o.SandboxTop)
 	i.Secrets.Detail = fmt.Sprintf("hidden(%d)", len(i.secrets.Hide))
 }
+
+// Enforces reports whether the cgroup leaf of a server wrapped with the
+// Options given to For enforces the limit named: "pids.max" (Options.MaxProcs)
+// or "memory.max" (Options.MaxMemory).
+func (i Isolation) Enforces(limit string) bool { return slices.Contains(i.cgroupSet, limit) }
 
 // Applied reports whether the layer with the given name applies.
 func (i Isolation) Applied(name string) bool {

@@ -16,13 +16,9 @@ func needLimits(t *testing.T) {
 	t.Helper()
 	needLayer(t, "cgroup")
 	iso := contain.Probe().For(contain.Options{Cgroup: true, MaxProcs: 1, MaxMemory: 1})
-	for _, c := range []string{"pids", "memory"} {
-		found := false
-		for _, have := range iso.CgroupControllers {
-			found = found || have == c
-		}
-		if !found {
-			t.Skipf("no %s controller for the leaf here (%v): %s", c, iso.CgroupControllers, iso.Line())
+	for _, l := range []string{"pids.max", "memory.max"} {
+		if !iso.Enforces(l) {
+			t.Skipf("the leaf here sets no %s (controllers %v): %s", l, iso.CgroupControllers, iso.Line())
 		}
 	}
 }

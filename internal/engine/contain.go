@@ -229,10 +229,10 @@ func limitsText(iso contain.Isolation, o contain.Options) string {
 		return ""
 	}
 	var out []string
-	if strings.Contains(iso.Cgroup.Detail, "pids.max") {
+	if iso.Enforces("pids.max") {
 		out = append(out, fmt.Sprintf("%d tasks", o.MaxProcs))
 	}
-	if strings.Contains(iso.Cgroup.Detail, "memory.max") {
+	if iso.Enforces("memory.max") {
 		out = append(out, fmt.Sprintf("%d MiB", o.MaxMemory>>20))
 	}
 	return strings.Join(out, ", ")

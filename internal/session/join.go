@@ -76,11 +76,14 @@ func (j *joinedBody) Read(p []byte) (int, error) {
 
 func (j *joinedBody) Close() error { return j.rc.Close() }
 
-// join appends to out what the input chunk becomes.
+// join appends to out what the input chunk becomes. A line's first bytes
+// are classified one at a time; the rest of a line is taken to its end at
+// once.
 func (j *joinedBody) join(out, chunk []byte) []byte {
-	for _, c := range chunk {
-		switch j.kind {
-		case unknownLine:
+	for len(chunk) > 0 {
+		if j.kind == unknownLine {
+			c := chunk[0]
+			chunk = chunk[1:]
 			if c == '\n' {
 				out = j.other(out)
 				out = append(out, '\n')
@@ -100,37 +103,48 @@ func (j *joinedBody) join(out, chunk []byte) []byte {
 				out = j.other(out)
 				j.kind, j.blank = otherLine, onlyCR(j.head)
 			}
-		case firstData, moreData:
-			if c != '\n' {
-				j.line = append(j.line, c)
-				continue
+			continue
+		}
+		// The rest of the line, up to its end or the chunk's.
+		rest, ended := chunk, false
+		if k := bytes.IndexByte(chunk, '\n'); k >= 0 {
+			rest, ended = chunk[:k], true
+			chunk = chunk[k+1:]
+		} else {
+			chunk = nil
+		}
+		if j.kind == otherLine {
+			out = append(out, rest...)
+			if !onlyCR(rest) {
+				j.blank = false
 			}
-			// The value: after one optional space, less trailing "\r"s.
-			v := bytes.TrimPrefix(bytes.TrimRight(j.line, "\r"), []byte{' '})
-			switch {
-			case j.kind == firstData:
-				out = append(out, dataField+" "...)
-			case !j.empty:
-				out = append(out, ' ')
-			}
-			out = append(out, v...)
-			if len(v) > 0 {
-				j.empty = false
-			}
-			j.open = true
-			j.kind, j.head, j.line = unknownLine, j.head[:0], j.line[:0]
-		case otherLine:
-			out = append(out, c)
-			switch {
-			case c == '\n':
+			if ended {
+				out = append(out, '\n')
 				if j.blank {
 					j.empty = true // a blank line: the event is dispatched
 				}
 				j.kind, j.head = unknownLine, j.head[:0]
-			case c != '\r':
-				j.blank = false
 			}
+			continue
 		}
+		j.line = append(j.line, rest...)
+		if !ended {
+			continue
+		}
+		// The value: after one optional space, less trailing "\r"s.
+		v := bytes.TrimPrefix(bytes.TrimRight(j.line, "\r"), []byte{' '})
+		switch {
+		case j.kind == firstData:
+			out = append(out, dataField+" "...)
+		case !j.empty:
+			out = append(out, ' ')
+		}
+		out = append(out, v...)
+		if len(v) > 0 {
+			j.empty = false
+		}
+		j.open = true
+		j.kind, j.head, j.line = unknownLine, j.head[:0], j.line[:0]
 	}
 	return out
 }

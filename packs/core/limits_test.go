@@ -3,7 +3,6 @@ package core_test
 import (
 	"context"
 	"os"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -29,9 +28,9 @@ import (
 func TestResourceLimits(t *testing.T) {
 	t.Parallel()
 	iso := contain.Probe().For(contain.Options{Cgroup: true, NetNS: true, MaxProcs: 64, MaxMemory: 256 << 20})
-	for _, c := range []string{"pids", "memory"} {
-		if !slices.Contains(iso.CgroupControllers, c) {
-			t.Skipf("the cgroup leaf here has no %s controller, so no limit to meet: %s", c, iso.Line())
+	for _, l := range []string{"pids.max", "memory.max"} {
+		if !iso.Enforces(l) {
+			t.Skipf("the cgroup leaf here sets no %s, so no limit to meet: %s", l, iso.Line())
 		}
 	}
 	self, err := os.Executable()
