@@ -118,6 +118,9 @@ var cancellation = packs.Probe{
 			}
 			return
 		}
+		// Entered so that its answer, however late, is never taken as
+		// another raw line's; this probe awaits it by id itself.
+		enter(p, rawRequest{line: string(line), ids: ids(id)}, from, start).closed = true
 		answer := func(m message) bool { return m.fields["method"] == nil && sameID(m.id(), json.RawMessage(id)) }
 		if m := await(p, from, cancelLead, answer); m != nil {
 			p.Inconclusive("tools/call %s with %s=%v answered within %s, before it could be cancelled", t.Name, sp.name, sp.value(CancelDuration), cancelLead)

@@ -25,6 +25,7 @@ import (
 func TestMain(m *testing.M) {
 	contain.Dispatch()
 	fixture.Dispatch()
+	mcpgoDispatch()
 	httpfixture.Dispatch()
 	smbin.Dispatch()
 	core.ExitGrace = time.Second

@@ -22,25 +22,33 @@ var requestIDs = packs.Probe{
 			return
 		}
 		method := liveness(p)
-		ids := []string{`"sm-id-string"`, "9007199254740991", "-7", "0"}
-		for _, id := range ids {
-			answers, err := exchange(p, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q%s}`, id, method, paramsFor(p, "")))
+		idList := []string{`"sm-id-string"`, "9007199254740991", "-7", "0"}
+		lines := make([]*sent, 0, len(idList))
+		for _, id := range idList {
+			s, err := exchange(p, rawRequest{line: fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q%s}`, id, method, paramsFor(p, "")), ids: ids(id)})
 			if broken(p, err, "a request with id "+shown(id)) {
 				return
 			}
-			i := slices.IndexFunc(answers, func(m message) bool { return sameID(m.id(), json.RawMessage(id)) })
+			lines = append(lines, s)
+		}
+		// A server may answer concurrently: an answer is its request's by
+		// id, whenever it comes within the call timeout.
+		settle(p, lines...)
+		for i, s := range lines {
+			id := idList[i]
+			answers := s.answers
 			switch {
-			case i >= 0:
+			case slices.ContainsFunc(answers, func(m message) bool { return sameID(m.id(), json.RawMessage(id)) }):
 			case len(answers) == 0:
 				p.Reportf("a %s request with id %s got no answer", method, shown(id)).
-					Evidencef("stdout", "no response after the request with id %s", shown(id))
+					Evidencef("stdout", "no response with id %s within %s of the request", shown(id), p.CallTimeout)
 			default:
 				got := shown(string(answers[0].id()))
 				p.Reportf("a request with id %s was answered with id %s", shown(id), got).
 					Evidencef("stdout", "line %d: %s", answers[0].frame.Seq+1, briefFrame(answers[0].frame, p.Token))
 			}
 		}
-		p.Notef("sent %s with ids %s", method, strings.Join(ids, ", "))
+		p.Notef("sent %s with ids %s", method, strings.Join(idList, ", "))
 	},
 }
 
@@ -65,10 +73,12 @@ var parseError = packs.Probe{
 		if !stdio(p) || !ready(p) {
 			return
 		}
-		answers, err := exchange(p, `{"jsonrpc":"2.0","id":"sm-parse","method":"ping"`)
+		s, err := exchange(p, rawRequest{line: `{"jsonrpc":"2.0","id":"sm-parse","method":"ping"`, ids: ids(`"sm-parse"`), null: true, invalid: true})
 		if broken(p, err, "a truncated JSON line") {
 			return
 		}
+		settle(p, s)
+		answers := s.answers
 		for _, m := range answers {
 			if code, ok := m.code(); ok && code == -32700 {
 				p.Notef("answered error -32700 with id %s", m.id())
@@ -77,7 +87,7 @@ var parseError = packs.Probe{
 		}
 		if len(answers) == 0 {
 			p.Reportf("a truncated JSON line got no answer; JSON-RPC asks for error -32700").
-				Evidencef("stdout", "no response between the line and the next request")
+				Evidencef("stdout", "no response within %s of the line", p.CallTimeout)
 			return
 		}
 		p.Reportf("a truncated JSON line was answered with %s, want error -32700", answers[0].brief()).
@@ -97,30 +107,43 @@ var invalidRequest = packs.Probe{
 		// Params that are a string are an invalid request to JSON-RPC and
 		// invalid params to MCP: either code will do.
 		cases := []struct {
-			what, line string
-			alsoOK     int
+			what, line, id string // id: the id an answer may echo ("" when it has none)
+			alsoOK         int
 		}{
-			{"a request without a method", `{"jsonrpc":"2.0","id":"sm-inv-1"}`, 0},
-			{`jsonrpc "1.0"`, `{"jsonrpc":"1.0","id":"sm-inv-2","method":"ping"}`, 0},
-			{"an object id", `{"jsonrpc":"2.0","id":{"sm":"inv-3"},"method":"ping"}`, 0},
-			{"a null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, 0},
-			{"a method that is not a string", `{"jsonrpc":"2.0","id":"sm-inv-5","method":5}`, 0},
-			{`params "oops"`, `{"jsonrpc":"2.0","id":"sm-inv-6","method":"tools/list","params":"oops"}`, -32602},
-			{"an empty array", `[]`, 0},
+			{"a request without a method", `{"jsonrpc":"2.0","id":"sm-inv-1"}`, `"sm-inv-1"`, 0},
+			{`jsonrpc "1.0"`, `{"jsonrpc":"1.0","id":"sm-inv-2","method":"ping"}`, `"sm-inv-2"`, 0},
+			{"an object id", `{"jsonrpc":"2.0","id":{"sm":"inv-3"},"method":"ping"}`, `{"sm":"inv-3"}`, 0},
+			{"a null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, "", 0},
+			{"a method that is not a string", `{"jsonrpc":"2.0","id":"sm-inv-5","method":5}`, `"sm-inv-5"`, 0},
+			{`params "oops"`, `{"jsonrpc":"2.0","id":"sm-inv-6","method":"tools/list","params":"oops"}`, `"sm-inv-6"`, -32602},
+			{"an empty array", `[]`, "", 0},
 		}
-		var wrong []string
-		var evidence []string
+		lines := make([]*sent, 0, len(cases))
 		for _, c := range cases {
-			answers, err := exchange(p, c.line)
+			r := rawRequest{line: c.line, null: true, invalid: true}
+			if c.id != "" {
+				r.ids = ids(c.id)
+			}
+			s, err := exchange(p, r)
 			if broken(p, err, c.what) {
 				return
+			}
+			lines = append(lines, s)
+		}
+		settle(p, lines...)
+		var wrong []string
+		var evidence []string
+		for i, c := range cases {
+			answers := lines[i].answers
+			if slices.ContainsFunc(answers, func(m message) bool {
+				code, ok := m.code()
+				return ok && (code == -32600 || code == c.alsoOK)
+			}) {
+				continue
 			}
 			got := "no answer"
 			if len(answers) > 0 {
 				got = answers[0].brief()
-				if code, ok := answers[0].code(); ok && (code == -32600 || code == c.alsoOK) {
-					continue
-				}
 				evidence = append(evidence, fmt.Sprintf("%s: line %d: %s", c.what, answers[0].frame.Seq+1, briefFrame(answers[0].frame, p.Token)))
 			} else {
 				evidence = append(evidence, c.what+": no response")
@@ -148,10 +171,12 @@ var batch = packs.Probe{
 			return
 		}
 		line := `[{"jsonrpc":"2.0","id":"sm-batch-1","method":"ping"},{"jsonrpc":"2.0","id":"sm-batch-2","method":"ping"}]`
-		answers, err := exchange(p, line)
+		s, err := exchange(p, rawRequest{line: line, ids: ids(`"sm-batch-1"`, `"sm-batch-2"`), null: true, batch: true})
 		if broken(p, err, "a batch of two pings") {
 			return
 		}
+		settle(p, s)
+		answers := s.answers
 		var arrays, singles []message
 		for _, m := range answers {
 			if m.batch != nil {
@@ -204,18 +229,24 @@ var invalidParams = packs.Probe{
 			{"params []", `"sm-params-1"`, `[]`},
 			{`params {"cursor":5}`, `"sm-params-2"`, `{"cursor":5}`},
 		}
+		var lines []*sent
 		for _, c := range cases {
-			answers, err := exchange(p, `{"jsonrpc":"2.0","id":`+c.id+`,"method":"tools/list","params":`+c.params+`}`)
+			s, err := exchange(p, rawRequest{line: `{"jsonrpc":"2.0","id":` + c.id + `,"method":"tools/list","params":` + c.params + `}`, ids: ids(c.id), null: true, invalid: true})
 			if broken(p, err, "tools/list with "+c.what) {
 				return
 			}
+			lines = append(lines, s)
+		}
+		settle(p, lines...)
+		for i, c := range cases {
+			answers := lines[i].answers
 			if len(answers) == 0 {
 				p.Reportf("tools/list with %s got no answer; want error -32602", c.what).Evidencef("stdout", "no response")
 				continue
 			}
 			got := answers[0]
 			for _, m := range answers {
-				if string(m.id()) == c.id {
+				if sameID(m.id(), json.RawMessage(c.id)) {
 					got = m
 				}
 			}

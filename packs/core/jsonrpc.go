@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/sealmark/sealmark/packs"
@@ -47,9 +48,17 @@ var malformedInput = packs.Probe{
 		lines := []string{`{"jsonrpc":"2.0","id":`, "this is not json " + p.Token, `{"jsonrpc":"2.0","id":"sm-bad","method":}`}
 		var writeErr error
 		for _, l := range lines {
+			from, at := frameMark(p), time.Now()
 			if writeErr = p.Server.WriteRaw([]byte(l + "\n")); writeErr != nil {
 				break
 			}
+			// Their answers (parse-error judges those) are never taken as
+			// another line's; this probe judges only that the server lives.
+			r := rawRequest{line: l, null: true, invalid: true}
+			if strings.Contains(l, `"sm-bad"`) {
+				r.ids = ids(`"sm-bad"`)
+			}
+			enter(p, r, from, at).closed = true
 		}
 		if writeErr != nil && !p.Server.WaitExit(2*time.Second) {
 			p.Reportf("the server stopped reading stdin after malformed input: %v", writeErr)

@@ -91,11 +91,12 @@ func ask(p *packs.Pass, id, method, line, version, what string) (*reply, bool) {
 	if p.HTTP != nil {
 		return askHTTP(p, line, map[string]string{"MCP-Protocol-Version": version, "Mcp-Method": method}, what)
 	}
-	answers, err := exchange(p, line)
+	s, err := exchange(p, rawRequest{line: line, ids: ids(id)})
 	if broken(p, err, what) {
 		return nil, false
 	}
-	for _, m := range answers {
+	settle(p, s)
+	for _, m := range s.answers {
 		if sameID(m.id(), json.RawMessage(id)) {
 			return &reply{msg: m, where: fmt.Sprintf("stdout line %d: %s", m.frame.Seq+1, briefFrame(m.frame, p.Token))}, true
 		}

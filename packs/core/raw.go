@@ -14,9 +14,10 @@ import (
 
 // Raw exchanges: the probes that judge how a server answers bytes the
 // session would never send (its own ids, malformed lines, batches) write
-// them with WriteRaw and read the answers from the server's frames. Each
-// line is followed by a barrier, a request the server answers, so that a
-// server that ignores the line costs one round trip, not a timeout.
+// them with WriteRaw and read the answers from the server's frames,
+// matched to the lines by id (answers.go). Each line is followed by a
+// barrier, a request the server answers, so that a server that broke on
+// the line is told at once.
 
 // Why an exchange did not complete.
 var (
@@ -60,35 +61,6 @@ func ready(p *packs.Pass) bool {
 	return false
 }
 
-// exchange writes line to the server's stdin, then a barrier, and returns
-// the responses written since that are not answers to the harness's own
-// requests: the answers to line.
-func exchange(p *packs.Pass, line string) ([]message, error) {
-	from := frameMark(p)
-	if err := p.Server.WriteRaw([]byte(line + "\n")); err != nil {
-		if p.Server.Transport() != "stdio" {
-			return nil, fmt.Errorf("%w: %v", errNoRaw, err)
-		}
-		// A write that fails on stdio is a server that stopped reading.
-		if !p.Server.Alive() || p.Server.WaitExit(shortWait(p)) {
-			return nil, fmt.Errorf("%w (%s)", errExited, exitOf(p))
-		}
-		return nil, fmt.Errorf("%w: writing to its stdin: %v", errStalled, err)
-	}
-	if err := barrier(p); err != nil {
-		return nil, err
-	}
-	answers := responses(p, from)
-	if len(answers) == 0 {
-		// A server that answers concurrently may have written the answer
-		// to line just after the barrier's: a second barrier lets it in.
-		// Its failure is the next exchange's to report.
-		_ = barrier(p)
-		answers = responses(p, from)
-	}
-	return answers, nil
-}
-
 // barrier sends a request the server answers and waits for the answer.
 func barrier(p *packs.Pass) error {
 	method := liveness(p)
@@ -100,22 +72,6 @@ func barrier(p *packs.Pass) error {
 		return fmt.Errorf("%w: %s got no answer within %s", errStalled, method, p.CallTimeout)
 	}
 	return nil
-}
-
-// responses returns the responses (and batch responses) among the frames
-// from seq on that answer no request of the harness's session.
-func responses(p *packs.Pass, from int) []message {
-	var out []message
-	for _, f := range p.Server.Frames(from) {
-		if (f.Kind != "json" && f.Kind != "oversize") || p.Server.Describe(f) != "" {
-			continue // an oversize answer is an answer, its start read by parse
-		}
-		m := parse(f)
-		if m.batch != nil || (m.fields != nil && m.fields["method"] == nil) {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 // broken reports an exchange that did not complete, blaming the input
