@@ -92,6 +92,15 @@ var rawProbes = []string{"malformed-input", "request-ids", "parse-error", "inval
 // request's. Before answers were matched by id, the held run failed
 // request-ids with "got no answer" for each id (and wire-messages graded
 // mcp-go's answer to the object id a second time).
+//
+// Checked by hand on the test binary (go test -c -o core.test):
+//
+//	printf '%s\n' '{"jsonrpc":"2.0","id":"a","method":"ping"}' '{"jsonrpc":"2.0","id":"b","method":"ping"}' \
+//	  '{"jsonrpc":"2.0","id":{"sm":"inv-3"},"method":"ping"}' | ./core.test __sealmark-mcpgo -hold
+//
+// answers the object id first, with {"jsonrpc":"2.0","id":{"sm":"inv-3"},"result":{}}
+// (mcp-go v1.2.1 serves it and echoes the object, with or without -hold),
+// then b, then a, 800 ms after a was read.
 func TestRawAnswersMcpGo(t *testing.T) {
 	t.Parallel()
 	self, err := os.Executable()

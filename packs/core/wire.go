@@ -69,7 +69,7 @@ var wireMessages = packs.Probe{
 			p.Notef("%d messages were no longer held (memory bound) and were not checked", dropped)
 		}
 		if theirs > 0 {
-			p.Notef("%d answers to the harness's invalid requests left to the probes that sent them", theirs)
+			p.Notef("%d messages answered the harness's invalid requests, left to the probes that sent them", theirs)
 		}
 		p.Notef("%d messages checked", checked)
 	},
