@@ -24,8 +24,10 @@ import (
 // once, by invalid-request, not again by wire-messages. Before answers were
 // matched by id, the concurrent fixture failed request-ids ("got no
 // answer") and invalid-params, and object-id-echo failed wire-messages.
+//
+// Not parallel, for the reason TestTwins is not: its servers run bare,
+// and a sandboxed run's process observer would stop them.
 func TestRawAnswersMatchedByID(t *testing.T) {
-	t.Parallel()
 	twins := []struct {
 		flaws string
 		want  map[string]string // probe id → a finding message must contain this
@@ -101,8 +103,9 @@ var rawProbes = []string{"malformed-input", "request-ids", "parse-error", "inval
 // answers the object id first, with {"jsonrpc":"2.0","id":{"sm":"inv-3"},"result":{}}
 // (mcp-go v1.2.1 serves it and echoes the object, with or without -hold),
 // then b, then a, 800 ms after a was read.
+//
+// Not parallel: its servers run bare, as TestRawAnswersMatchedByID's.
 func TestRawAnswersMcpGo(t *testing.T) {
-	t.Parallel()
 	self, err := os.Executable()
 	require.NoError(t, err)
 	run := func(args ...string) *report.Report {
