@@ -29,13 +29,27 @@ import (
 // A correct server's answers are thus always its lines' own, in whatever
 // order they come; only a response with a wrong id is ever charged to a
 // line, and one response is never charged twice. A line without an answer
-// is awaited for the call timeout from its write (settle).
+// is awaited (settle) until its barrier has been answered and a grace
+// after that has passed, or the call timeout since its write, whichever
+// comes first. The grace is four times the slowest barrier round trip of
+// the start, at least minGrace: a server that answers concurrently answers
+// a line its reader has already passed within a few round trips of the
+// barrier, and under load its round trips grow with the grace; a server
+// that drops a line (as the TypeScript SDK does with unparsable input on
+// stdio) costs the grace, not the call timeout.
 
 const ledgerKey = "core.raw-ledger"
 
 // maxAnswers bounds the answers kept for one line: a server may repeat an
 // answer without end; the first ones are what the probes judge.
 const maxAnswers = 16
+
+// minGrace is the least a line is awaited past its barrier's answer.
+const minGrace = 500 * time.Millisecond
+
+// graceRounds is how many of the slowest barrier round trips a line is
+// awaited past its barrier's answer.
+const graceRounds = 4
 
 // rawRequest is a line the harness writes raw, and what may answer it.
 type rawRequest struct {
@@ -58,6 +72,9 @@ type sent struct {
 	at      time.Time // when it was written
 	answers []message // in arrival order
 	closed  bool      // no longer awaited (settled, or written without a wait)
+	// barred: when the barrier written after the line was answered (zero
+	// when none was); from then on the line is awaited for the grace.
+	barred time.Time
 }
 
 // done reports whether the line has its answer: any answer, and for a
@@ -83,6 +100,13 @@ type rawLedger struct {
 	lines []*sent
 	next  int           // the first frame not yet scanned
 	owner map[int]*sent // frame sequence number → the line it answers
+	// slowest is the slowest barrier round trip of the start.
+	slowest time.Duration
+}
+
+// grace is how long a line is awaited past its barrier's answer.
+func (l *rawLedger) grace(limit time.Duration) time.Duration {
+	return min(max(graceRounds*l.slowest, minGrace), limit)
 }
 
 func ledgerOf(p *packs.Pass) *rawLedger {
@@ -217,15 +241,20 @@ func exchange(p *packs.Pass, r rawRequest) (*sent, error) {
 	if err != nil {
 		return nil, err
 	}
+	sentAt := time.Now()
 	if err := barrier(p); err != nil {
 		return nil, err
 	}
-	ledgerOf(p).scan(p)
+	l := ledgerOf(p)
+	s.barred = time.Now()
+	l.slowest = max(l.slowest, s.barred.Sub(sentAt))
+	l.scan(p)
 	return s, nil
 }
 
-// settle waits until each of lines has its answer or the call timeout
-// since its write has passed, whichever comes first, and then stops
+// settle waits until each of lines has its answer, or the grace past its
+// barrier's answer, or the call timeout since its write has passed,
+// whichever comes first, and then stops
 // awaiting them: an answer that comes later is still taken as theirs (by
 // id, or a null one as the earliest unanswered line's), never charged to
 // another line.
@@ -235,7 +264,7 @@ func settle(p *packs.Pass, lines ...*sent) {
 		l.scan(p)
 		waiting := false
 		for _, s := range lines {
-			if !s.done() && time.Since(s.at) < p.CallTimeout {
+			if !s.done() && s.awaited(l, p.CallTimeout) {
 				waiting = true
 			}
 		}
@@ -248,6 +277,16 @@ func settle(p *packs.Pass, lines ...*sent) {
 	for _, s := range lines {
 		s.closed = true
 	}
+}
+
+// awaited reports whether the line is still awaited: within the call
+// timeout since its write and, once its barrier was answered, within the
+// grace since then.
+func (s *sent) awaited(l *rawLedger, timeout time.Duration) bool {
+	if time.Since(s.at) >= timeout {
+		return false
+	}
+	return s.barred.IsZero() || time.Since(s.barred) < l.grace(timeout)
 }
 
 // idEqual reports whether two JSON ids are the same: sameID for strings

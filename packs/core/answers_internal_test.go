@@ -2,6 +2,7 @@ package core
 
 import (
 	"testing"
+	"time"
 
 	"github.com/sealmark/sealmark/packs"
 )
@@ -71,5 +72,42 @@ func TestLedgerTake(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLedgerGrace: a line whose barrier was answered is awaited for four
+// of the start's slowest barrier round trips past that answer, at least
+// minGrace and at most the call timeout; one without a barrier for the
+// call timeout alone.
+func TestLedgerGrace(t *testing.T) {
+	const timeout = 10 * time.Second
+	l := &rawLedger{}
+	if got := l.grace(timeout); got != minGrace {
+		t.Errorf("grace with no round trip = %v, want the floor %v", got, minGrace)
+	}
+	l.slowest = time.Second
+	if got := l.grace(timeout); got != 4*time.Second {
+		t.Errorf("grace after a 1s round trip = %v, want 4s", got)
+	}
+	l.slowest = time.Minute
+	if got := l.grace(timeout); got != timeout {
+		t.Errorf("grace after a 1m round trip = %v, want the call timeout", got)
+	}
+	l.slowest = 0
+	now := time.Now()
+	fresh := &sent{at: now, barred: now}
+	if !fresh.awaited(l, timeout) {
+		t.Error("a line whose barrier was just answered is not awaited")
+	}
+	old := &sent{at: now.Add(-time.Second), barred: now.Add(-time.Second)}
+	if old.awaited(l, timeout) {
+		t.Error("a line past its grace is still awaited")
+	}
+	unbarred := &sent{at: now.Add(-time.Second)}
+	if !unbarred.awaited(l, timeout) {
+		t.Error("a line with no barrier is not awaited for the call timeout")
+	}
+	if unbarred.awaited(l, 500*time.Millisecond) {
+		t.Error("a line past the call timeout is still awaited")
 	}
 }

@@ -18,7 +18,7 @@ import (
 // TestRawAnswersMatchedByID proves that the raw exchanges match answers
 // by id: a server that answers concurrently, a line after the barrier
 // that follows it (the concurrent fixture holds a request followed by
-// another for 800 ms), fails no probe, while the same server with a wrong
+// another for 300 ms), fails no probe, while the same server with a wrong
 // id, or ignoring invalid requests, still fails exactly that probe; and
 // that the answer to the harness's own request with an object id is judged
 // once, by invalid-request, not again by wire-messages. Before answers were
@@ -88,7 +88,7 @@ var rawProbes = []string{"malformed-input", "request-ids", "parse-error", "inval
 // TestRawAnswersMcpGo runs the raw probes on a real mcp-go v1.2.1 stdio
 // server, which serves each request in a goroutine of its own, twice: as
 // it is, and with a hook that holds a request followed by another at once
-// for 800 ms (what a loaded machine does to it now and then, made
+// for 300 ms (what a loaded machine does to it now and then, made
 // certain). The verdicts and findings must be the same, and request-ids
 // must pass: an answer that comes after the barrier's is still its
 // request's. Before answers were matched by id, the held run failed
@@ -102,7 +102,7 @@ var rawProbes = []string{"malformed-input", "request-ids", "parse-error", "inval
 //
 // answers the object id first, with {"jsonrpc":"2.0","id":{"sm":"inv-3"},"result":{}}
 // (mcp-go v1.2.1 serves it and echoes the object, with or without -hold),
-// then b, then a, 800 ms after a was read.
+// then b, then a, 300 ms after a was read.
 //
 // Not parallel: its servers run bare, as TestRawAnswersMatchedByID's.
 func TestRawAnswersMcpGo(t *testing.T) {

@@ -18,14 +18,14 @@ import (
 // mcpgoVerb turns the test binary into a stdio server built on mcp-go
 // v1.2.1 (mcpgoDispatch): one read-only tool, echo. With -hold, a hook
 // holds a request that was followed within 20 ms by another one until
-// 800 ms after it arrived, so the later one is answered first, as the
+// 300 ms after it arrived, so the later one is answered first, as the
 // concurrent fixture does; mcp-go serves every request in a goroutine of
 // its own, so nothing else waits.
 const mcpgoVerb = "__sealmark-mcpgo"
 
 const (
 	mcpgoQuiet = 20 * time.Millisecond
-	mcpgoHold  = 800 * time.Millisecond
+	mcpgoHold  = 300 * time.Millisecond
 )
 
 // mcpgoDispatch serves and exits when the binary was started with mcpgoVerb.
