@@ -113,8 +113,16 @@ type Finding struct {
 	Evidence   []Evidence `json:"evidence,omitempty"`
 	// Fingerprint is stable across runs of the same server: it hashes the
 	// probe id and the message after tokens and paths were replaced by
-	// their stable names.
+	// their stable names and what varies between runs (line numbers,
+	// times, sizes, ports, pids, random names) by fixed words
+	// (report.StableMessage); the evidence keeps the detail.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Inherited names the SDK whose own behaviour the finding matches,
+	// "mcp-go v1.2.1", when the server is built on a known SDK and the
+	// SDK behaves so by itself (packs/inherit); the finding still counts,
+	// but its fix belongs upstream. The engine sets it; probes leave it
+	// empty.
+	Inherited string `json:"inherited,omitempty"`
 	// Accepted holds the baseline's written justification when the
 	// finding is accepted; an accepted finding stays in the report but does
 	// not fail the run.

@@ -20,6 +20,7 @@ import (
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/fs"
+	"github.com/sealmark/sealmark/packs/inherit"
 )
 
 // StartError is a server start that failed: the process did not start, did
@@ -364,12 +365,21 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 
 // fingerprint caps res's findings and gives each the fingerprint Finalize
 // would give, known now so that a baseline can accept the finding while
-// the run goes on.
+// the run goes on, and labels those that are the server's SDK's own
+// behaviour (packs/inherit) with the SDK.
 func (e *Engine) fingerprint(id string, res *report.Probe) {
 	capped := len(res.Findings) > MaxProbeFindings
 	res.Findings = capFindings(res.Findings, MaxProbeFindings)
+	e.mu.Lock()
+	server := inherit.Server{Transport: e.rep.Protocol.Transport}
+	if e.surface != nil {
+		server.Init = e.surface.Init.Result
+	}
+	e.mu.Unlock()
 	for i := range res.Findings {
-		res.Findings[i].Fingerprint = report.Fingerprint(id, e.redactor.String(res.Findings[i].Message))
+		f := &res.Findings[i]
+		f.Fingerprint = report.Fingerprint(id, e.redactor.String(f.Message))
+		f.Inherited = inherit.Label(server, id, inherit.Finding{Message: e.redactor.String(f.Message)})
 	}
 	if capped {
 		// The aggregate's count varies from run to run; its fingerprint

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/sealmark/sealmark/packs"
@@ -24,6 +25,9 @@ import (
 // pack not selected, not applicable, inconclusive) is left alone.
 type Baseline struct {
 	Accepted []BaselineEntry `json:"accepted"`
+	// oldFormat describes the entries LoadBaseline found with the
+	// fingerprint of an older Sealmark and moved to the current one.
+	oldFormat []string
 }
 
 // BaselineEntry accepts one finding. Probe and Fingerprint match it;
@@ -75,7 +79,40 @@ func LoadBaseline(path string) (*Baseline, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("baseline %s: %s", path, strings.Join(errs, "; "))
 	}
+	b.upgrade()
 	return &b, nil
+}
+
+// upgrade moves every entry whose fingerprint an older Sealmark computed
+// (on the message with its line numbers, temp names, ports and times) to
+// the current fingerprint of its message, so the entry keeps matching its
+// finding, and remembers it for OldFormatWarning.
+func (b *Baseline) upgrade() {
+	for i := range b.Accepted {
+		e := &b.Accepted[i]
+		if fp, up := CurrentFingerprint(e.Probe, e.Message, e.Fingerprint); up {
+			b.oldFormat = append(b.oldFormat, e.Probe+" "+e.Fingerprint)
+			e.Fingerprint = fp
+		}
+	}
+}
+
+// OldFormatWarning is a sentence for the report's warnings when the
+// baseline held fingerprints of an older Sealmark, "" otherwise (or when b
+// is nil).
+func (b *Baseline) OldFormatWarning() string {
+	if b == nil || len(b.oldFormat) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("baseline: %d entr%s (%s) carry the fingerprint of an older Sealmark, which hashed line numbers, temp names, ports and times; they were matched by their message instead: rewrite the baseline with sealmark baseline write to keep it current",
+		len(b.oldFormat), plural(len(b.oldFormat), "y", "ies"), strings.Join(b.oldFormat, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Accepts returns the justification of the entry that accepts the finding
@@ -99,6 +136,9 @@ func (b *Baseline) Accepts(probe, fingerprint string) string {
 func ApplyBaseline(rep *Report, b *Baseline) {
 	if b == nil {
 		return
+	}
+	if w := b.OldFormatWarning(); w != "" && !slices.Contains(rep.Warnings, w) {
+		rep.Warnings = append(rep.Warnings, w)
 	}
 	used := make([]bool, len(b.Accepted))
 	judged := map[string]bool{} // probe ids that passed or failed
@@ -158,6 +198,8 @@ func BaselineFrom(rep *Report, justification string) *Baseline {
 				fp := f.Fingerprint
 				if fp == "" {
 					fp = Fingerprint(pr.ID, f.Message)
+				} else {
+					fp, _ = CurrentFingerprint(pr.ID, f.Message, fp)
 				}
 				if pr.ID == "" || seen[[2]string{pr.ID, fp}] {
 					continue // a probe without an ID cannot be matched by a baseline

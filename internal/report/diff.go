@@ -39,13 +39,19 @@ type DiffResult struct {
 	// ProbesOnlyInOld and ProbesOnlyInNew list the probes that ran in one
 	// report only, in that report's order.
 	ProbesOnlyInOld, ProbesOnlyInNew []DiffProbe
+	// OldFormat counts the findings, of both reports, whose fingerprint an
+	// older Sealmark wrote (hashing line numbers, temp names, ports and
+	// times with the rule): they were matched by their current fingerprint
+	// (CurrentFingerprint), and the text says so.
+	OldFormat int
 }
 
 // DiffFinding is a finding with the probe that reported it.
 type DiffFinding struct {
 	Pack, ProbeID, ProbeName string
-	// Finding is the finding; its Fingerprint is set even when the report
-	// had none (Fingerprint(probe ID, message)).
+	// Finding is the finding; its Fingerprint is the current one even
+	// when the report had none (Fingerprint(probe ID, message)) or one of
+	// an older Sealmark (see CurrentFingerprint).
 	packs.Finding
 }
 
@@ -164,7 +170,9 @@ func Diff(oldRep, newRep *Report) DiffResult {
 		OldClass: oldRep.Class, NewClass: newRep.Class,
 		OldHarnessError: oldRep.HarnessError, NewHarnessError: newRep.HarnessError,
 	}
-	oldFs, newFs := diffFindings(oldRep), diffFindings(newRep)
+	oldFs, oldFormat := diffFindings(oldRep)
+	newFs, newFormat := diffFindings(newRep)
+	d.OldFormat = oldFormat + newFormat
 	d.NewFindings, d.Unchanged = unmatched(newFs, oldFs)
 	d.FixedFindings, _ = unmatched(oldFs, newFs)
 
@@ -204,9 +212,10 @@ func probesByKey(rep *Report) map[string]Probe {
 	return m
 }
 
-// diffFindings lists the findings of rep's failing probes.
-func diffFindings(rep *Report) []DiffFinding {
-	var fs []DiffFinding
+// diffFindings lists the findings of rep's failing probes, each with its
+// current fingerprint, and counts those whose stored one an older Sealmark
+// wrote.
+func diffFindings(rep *Report) (fs []DiffFinding, oldFormat int) {
 	for _, pk := range rep.Packs {
 		for _, pr := range pk.Probes {
 			if pr.Verdict != packs.Failed {
@@ -215,12 +224,15 @@ func diffFindings(rep *Report) []DiffFinding {
 			for _, f := range pr.Findings {
 				if f.Fingerprint == "" {
 					f.Fingerprint = Fingerprint(pr.ID, f.Message)
+				} else if fp, up := CurrentFingerprint(pr.ID, f.Message, f.Fingerprint); up {
+					f.Fingerprint = fp
+					oldFormat++
 				}
 				fs = append(fs, DiffFinding{Pack: pk.Name, ProbeID: pr.ID, ProbeName: pr.Name, Finding: f})
 			}
 		}
 	}
-	return fs
+	return fs, oldFormat
 }
 
 // unmatched returns the findings of a that b lacks, each of b matching at
@@ -314,6 +326,9 @@ func WriteDiff(w io.Writer, d DiffResult) error {
 	}
 	if d.NewHarnessError != "" {
 		line(&b, "error: new run: ", d.NewHarnessError)
+	}
+	if d.OldFormat > 0 {
+		fmt.Fprintf(&b, "note: %d finding(s) carry the fingerprint of an older Sealmark, which hashed line numbers, temp names, ports and times; they were matched by their message's current fingerprint\n", d.OldFormat)
 	}
 	for _, f := range d.NewFindings {
 		writeDiffFinding(&b, "new: ", f)

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 
 	"github.com/sealmark/sealmark/internal/redact"
@@ -56,14 +54,6 @@ func Finalize(rep *Report, r *redact.Redactor) {
 		}
 	}
 	rep.Summary = summarize(rep)
-}
-
-// Fingerprint identifies a finding across runs: the first 16 hexadecimal
-// characters of the SHA-256 of the probe id, a NUL byte and the (redacted)
-// message.
-func Fingerprint(probeID, message string) string {
-	sum := sha256.Sum256([]byte(probeID + "\x00" + message))
-	return hex.EncodeToString(sum[:])[:16]
 }
 
 // verdicts lists the five verdicts in the order the summary names them.

@@ -40,7 +40,16 @@ func findingText(f packs.Finding, pad string) string {
 	for _, e := range f.Evidence {
 		b.WriteString("\n" + pad + "evidence: " + clean(e.Observer) + ": " + indent(e.Detail, pad+"  "))
 	}
+	if f.Inherited != "" {
+		b.WriteString("\n" + pad + inheritedLine(f))
+	}
 	return b.String()
+}
+
+// inheritedLine is "inherited from SDK VERSION: ...", the line every
+// output adds to a finding that matches its SDK's own behaviour.
+func inheritedLine(f packs.Finding) string {
+	return "inherited from " + clean(f.Inherited) + ": the SDK behaves so by itself; the fix belongs upstream or in the server's SDK settings"
 }
 
 // firstLine is s's first line, cleaned, with " …" when more lines follow.
@@ -57,8 +66,9 @@ func firstLine(s string) string {
 // FindingText is the one way every output shows a finding: "ID severity
 // (medium confidence): message [CWE-22]" (the confidence only when not
 // high, the CWE only when named), then one "evidence: observer: detail"
-// line per piece of evidence and an "accepted by the baseline: why" line
-// when accepted, each starting with pad. go test prints it at the probe's
+// line per piece of evidence, an "inherited from SDK VERSION: ..." line when
+// the finding matches its SDK's own behaviour and an "accepted by the
+// baseline: why" line when accepted, each starting with pad. go test prints it at the probe's
 // source position (pad "    "); the text, JUnit and diff writers print the
 // same lines. Text from the server is cleaned (see indent).
 func FindingText(id string, f packs.Finding, pad string) string {
@@ -69,6 +79,9 @@ func FindingText(id string, f packs.Finding, pad string) string {
 	}
 	for _, e := range f.Evidence {
 		b.WriteString("\n" + pad + "evidence: " + clean(e.Observer) + ": " + indent(e.Detail, pad+"  "))
+	}
+	if f.Inherited != "" {
+		b.WriteString("\n" + pad + inheritedLine(f))
 	}
 	if f.Accepted != "" {
 		b.WriteString("\n" + pad + "accepted by the baseline: " + indent(f.Accepted, pad+"  "))

@@ -91,6 +91,7 @@ const codeScanningLimit = 25000
 //     finding's severity at the fail bar as level (error: it fails the
 //     run), message and evidence as text, the Fingerprint under
 //     SARIFFingerprintKey, verdict, outcome (fail, warn, accepted),
+//     inherited (the SDK whose own behaviour the finding matches, if any),
 //     confidence and pack as properties, and a location at line 1 of opts.ArtifactURI that names
 //     the server as a logical location; a finding the baseline accepts
 //     carries an external, accepted suppression with the justification, so
@@ -363,6 +364,7 @@ func sarifResultFor(id string, ri int, pk Pack, pr Probe, f packs.Finding, loc s
 			Severity:   f.Severity.String(),
 			Confidence: f.Confidence.String(),
 			CWE:        clean(f.CWE),
+			Inherited:  clean(f.Inherited),
 		},
 	}
 	if res.Message.Text == "" {
@@ -483,6 +485,9 @@ type (
 		Severity   string `json:"severity"`
 		Confidence string `json:"confidence"`
 		CWE        string `json:"cwe,omitempty"`
+		// Inherited is the finding's Inherited: the SDK whose own
+		// behaviour it matches.
+		Inherited string `json:"inherited,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
