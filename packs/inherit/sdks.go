@@ -50,8 +50,6 @@ var SDKs = []SDK{
 				Why: "its streamable HTTP handler answers an unsupported MCP-Protocol-Version with a plain-text 400 (\"Unsupported protocol version: ...\"), no JSON-RPC error -32022"},
 			{Probe: "CORE-HTTP-ORIGIN", Transport: "http", Message: noOriginCheck,
 				Why: "its streamable HTTP server checks no Origin header unless the server sets one up"},
-			{Probe: "CORE-WIRE-MESSAGES", Transport: "stdio", Message: regexp.MustCompile(`^stdout line \d+ is a malformed JSON-RPC message: a result's id is not a string or a number$`),
-				Why: "it echoes a request's object id in its answer instead of refusing the request"},
 			{Probe: "CORE-INVALID-REQUEST", Transport: "stdio", Message: regexp.MustCompile(`^\d+ of \d+ invalid requests were not answered with error -32600: `),
 				Why: "it answers a request without a method -32601, a non-string method or an empty array -32700, and an object or null id not at all"},
 			{Probe: "CORE-INVALID-PARAMS", Transport: "stdio", Message: regexp.MustCompile(`^tools/list with params \S+ was answered with error -32600, want error -32602$`),
