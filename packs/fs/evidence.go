@@ -35,8 +35,8 @@ var fileTalk = []string{"file", "files", "filename", "filenames", "filepath", "f
 	"directory", "directories", "dir", "dirs", "folder", "folders", "disk", "local", "locally",
 	"mkdir", "rmdir", "readdir", "ls", "rm", "cat", "symlink", "symlinks"}
 
-// fileNames are the last words of an argument name that say it holds a
-// file or a directory by itself.
+// fileNames are the words of an argument's name that say it holds a file
+// or a directory by itself (filePath, target_dir, file_name).
 var fileNames = []string{"file", "files", "filename", "filenames", "filepath", "filepaths", "dir", "dirpath", "directory", "folder"}
 
 // localTalk are the words that place a path on this machine.
@@ -53,13 +53,7 @@ var directionTalk = []string{"direction", "asc", "ascending", "desc", "descendin
 // this machine, by the rules above.
 func pathCandidates(t packs.Tool, props []packs.Prop) []packs.Prop {
 	toolWords := packs.Words(t.Name + " " + cmpOr(t.Title, t.Annotations.Title) + " " + t.Description)
-	remote := ""
-	for _, p := range props {
-		if store(p) {
-			remote = p.Name
-			break
-		}
-	}
+	remote := slices.ContainsFunc(props, store)
 	var out []packs.Prop
 	for _, p := range props {
 		if !p.Text() && !p.TextList() || fixedChoice(p) || store(p) {
@@ -72,7 +66,7 @@ func pathCandidates(t packs.Tool, props []packs.Prop) []packs.Prop {
 			continue // a sort direction
 		case !hasAny(name, fileNames...) && !hasAny(toolWords, fileTalk...) && !hasAny(packs.Words(p.Description), fileTalk...):
 			continue // a path, uri or location the tool never says is a file's
-		case remote != "" && !hasAny(own, localTalk...):
+		case remote && !hasAny(own, localTalk...):
 			continue // a path inside the hosted store another argument names
 		}
 		out = append(out, p)
