@@ -1,11 +1,16 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"slices"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
@@ -19,7 +24,7 @@ func (e *Engine) driftProbe() packs.Probe {
 		Name:     driftName,
 		Severity: packs.High,
 		CWE:      "CWE-494",
-		Doc:      "the tool list (names, descriptions, schemas) of a later start must equal the first start's",
+		Doc:      "the tool list (names, descriptions, schemas) of a later start must equal the first start's; values computed at start (times, ids, nonces) aside",
 		Run: func(p *packs.Pass) {
 			e.mu.Lock()
 			first := e.surface
@@ -28,12 +33,24 @@ func (e *Engine) driftProbe() packs.Probe {
 				p.NotApplicable("no first start to compare with")
 				return
 			}
-			for _, d := range drift(first.Tools, p.Surface.Tools) {
+			changes, ignored := drift(first.Tools, p.Surface.Tools, time.Now())
+			for _, d := range changes {
 				p.Reportf("the tool list changed since the first start: %s", d).Evidencef("tools/list", "%s", d)
+			}
+			if len(ignored) > 0 {
+				shown := ignored[:min(len(ignored), maxIgnoredShown)]
+				more := ""
+				if len(ignored) > len(shown) {
+					more = fmt.Sprintf("; and %d more", len(ignored)-len(shown))
+				}
+				p.Notef("values that differ between the starts but are computed at start (a time, an epoch near now, a uuid or random id, a hex nonce) are no change and were ignored: %s%s", strings.Join(shown, "; "), more)
 			}
 		},
 	}
 }
+
+// maxIgnoredShown bounds how many ignored values the drift note names.
+const maxIgnoredShown = 10
 
 // checkDrift is the run-level drift check, reported as core's last probe
 // (tool-drift): it starts the server once more, without canaries, and
@@ -53,8 +70,11 @@ func (e *Engine) checkDrift(ctx context.Context, core packs.Pack, idx int) repor
 	return pr.RunProbe(ctx, probe)
 }
 
-// drift lists the differences between two tool lists, in a stable order.
-func drift(before, after []packs.Tool) []string {
+// drift lists the differences between two tool lists' definitions, in a
+// stable order, and where the two differ only in values computed at start
+// (see computed), which are no change: "tool: where (what)". now is the
+// time the epoch numbers are compared with.
+func drift(before, after []packs.Tool, now time.Time) (changes, ignored []string) {
 	index := func(ts []packs.Tool) map[string]packs.Tool {
 		m := map[string]packs.Tool{}
 		for _, t := range ts {
@@ -63,37 +83,236 @@ func drift(before, after []packs.Tool) []string {
 		return m
 	}
 	b, a := index(before), index(after)
-	var out []string
 	for name, t := range a {
 		old, ok := b[name]
+		if !ok {
+			changes = append(changes, fmt.Sprintf("tool %q was added", name))
+			continue
+		}
+		var seen []string
+		cmp := comparer{now: now, seen: &seen}
 		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("tool %q was added", name))
-		case old.Description != t.Description:
-			out = append(out, fmt.Sprintf("the description of %q changed: %q → %q", name, cut(old.Description), cut(t.Description)))
-		case !sameJSON(old.InputSchema, t.InputSchema):
-			out = append(out, fmt.Sprintf("the input schema of %q changed", name))
+		case !cmp.sameText("description", old.Description, t.Description):
+			changes = append(changes, fmt.Sprintf("the description of %q changed: %q → %q", name, cut(old.Description), cut(t.Description)))
+		case !cmp.sameJSON(old.InputSchema, t.InputSchema):
+			changes = append(changes, fmt.Sprintf("the input schema of %q changed", name))
 		case old.ReadOnly() != t.ReadOnly():
-			out = append(out, fmt.Sprintf("the annotations of %q changed (read-only %v → %v)", name, old.ReadOnly(), t.ReadOnly()))
+			changes = append(changes, fmt.Sprintf("the annotations of %q changed (read-only %v → %v)", name, old.ReadOnly(), t.ReadOnly()))
+		default:
+			for _, s := range seen {
+				ignored = append(ignored, name+": "+s)
+			}
 		}
 	}
 	for name := range b {
 		if _, ok := a[name]; !ok {
-			out = append(out, fmt.Sprintf("tool %q was removed", name))
+			changes = append(changes, fmt.Sprintf("tool %q was removed", name))
 		}
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(changes)
+	sort.Strings(ignored)
+	return changes, ignored
 }
 
-func sameJSON(x, y json.RawMessage) bool {
-	var a, b any
-	if json.Unmarshal(x, &a) != nil || json.Unmarshal(y, &b) != nil {
-		return bytes.Equal(x, y)
+// comparer compares two definitions, taking two values that differ but are
+// both computed at start as the same, and noting where (seen).
+type comparer struct {
+	now  time.Time
+	seen *[]string
+}
+
+// sameJSON compares two input schemas as JSON values; one that is not JSON
+// is compared byte for byte.
+func (c comparer) sameJSON(x, y json.RawMessage) bool {
+	a, errA := decode(x)
+	b, errB := decode(y)
+	if errA != nil || errB != nil {
+		return string(x) == string(y)
 	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return bytes.Equal(ja, jb)
+	return c.same("inputSchema", a, b)
+}
+
+func decode(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// fixedKeys are the schema members whose values are the definition itself:
+// a change of a type, a required list or an enum is a change whatever the
+// values look like.
+var fixedKeys = []string{"type", "required", "enum", "const"}
+
+// same compares two decoded JSON values at where.
+func (c comparer) same(where string, a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok {
+				return false
+			}
+			if slices.Contains(fixedKeys, k) {
+				if !reflect.DeepEqual(v, w) {
+					return false
+				}
+				continue
+			}
+			if !c.same(where+"."+k, v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !c.same(fmt.Sprintf("%s[%d]", where, i), x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		y, ok := b.(string)
+		return ok && c.sameText(where, x, y)
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if x == y {
+			return true
+		}
+		if epochNear(string(x), c.now) && epochNear(string(y), c.now) {
+			*c.seen = append(*c.seen, where+" (an epoch time)")
+			return true
+		}
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// sameText compares two strings: equal, or each computed at start as a
+// whole, or the same words but for words each computed at start.
+func (c comparer) sameText(where, x, y string) bool {
+	if x == y {
+		return true
+	}
+	if kx, ky := computed(x, c.now), computed(y, c.now); kx != "" && kx == ky {
+		*c.seen = append(*c.seen, fmt.Sprintf("%s (%s)", where, kx))
+		return true
+	}
+	wx, wy := strings.Fields(x), strings.Fields(y)
+	if len(wx) != len(wy) {
+		return false
+	}
+	var kinds []string
+	for i := range wx {
+		if wx[i] == wy[i] {
+			continue
+		}
+		lx, ax, tx := trimWord(wx[i])
+		ly, ay, ty := trimWord(wy[i])
+		k := computed(ax, c.now)
+		if k == "" || k != computed(ay, c.now) || lx != ly || tx != ty {
+			return false
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	*c.seen = append(*c.seen, fmt.Sprintf("%s (%s in its text)", where, strings.Join(kinds, ", ")))
+	return true
+}
+
+// wordTrim is what surrounds a value in a text: quotes, brackets and
+// punctuation.
+const wordTrim = "\"'`()[]{}<>,;:.!?"
+
+// trimWord splits a word of a text into what leads, the value, and what
+// trails.
+func trimWord(w string) (lead, core, trail string) {
+	core = strings.TrimLeft(w, wordTrim)
+	lead = w[:len(w)-len(core)]
+	v := strings.TrimRight(core, wordTrim)
+	return lead, v, core[len(v):]
+}
+
+var (
+	uuidRe  = regexp.MustCompile(`^(?i)(urn:uuid:)?\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?$`)
+	hexRe   = regexp.MustCompile(`^(?i)(0x)?[0-9a-f]{16,}$`)
+	tokenRe = regexp.MustCompile(`^[A-Za-z0-9_-]{16,}$`)
+	digitRe = regexp.MustCompile(`[0-9]`)
+	upperRe = regexp.MustCompile(`[A-Z]`)
+	lowerRe = regexp.MustCompile(`[a-z]`)
+)
+
+// timeLayouts are the ways a time or date computed at start is written.
+var timeLayouts = []string{
+	time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999", "2006-01-02 15:04", "2006-01-02", "2006/01/02", "15:04:05.999999999", "15:04",
+	time.RFC1123, time.RFC1123Z, time.RFC850, time.ANSIC, time.UnixDate, time.RubyDate,
+	"Mon Jan 02 2006 15:04:05 GMT-0700", "Mon Jan 02 2006", "January 2, 2006", "Jan 2, 2006", "2 January 2006",
+}
+
+// computed tells what kind of value computed at start s is — "a time or
+// date", "an epoch time", "a uuid", "a hex nonce", "a random id" — or ""
+// when it looks like a constant. A random id is 16 or more letters, digits,
+// _ and - mixing digits with letters of both cases, or of one case and at
+// least 4 digits (nanoid, ULID, base64url); a word or a name does not.
+func computed(s string, now time.Time) string {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 64 {
+		return ""
+	}
+	for _, l := range timeLayouts {
+		if _, err := time.Parse(l, s); err == nil {
+			return "a time or date"
+		}
+	}
+	// Node's Date.toString(): "Fri Dec 04 2026 15:20:00 GMT+0000 (Coordinated Universal Time)".
+	if i := strings.Index(s, " ("); i > 0 {
+		if _, err := time.Parse("Mon Jan 02 2006 15:04:05 GMT-0700", s[:i]); err == nil {
+			return "a time or date"
+		}
+	}
+	switch {
+	case epochNear(s, now):
+		return "an epoch time"
+	case uuidRe.MatchString(s):
+		return "a uuid"
+	case hexRe.MatchString(s) && digitRe.MatchString(s):
+		return "a hex nonce"
+	case tokenRe.MatchString(s) && digitRe.MatchString(s) &&
+		(upperRe.MatchString(s) && lowerRe.MatchString(s) || len(digitRe.FindAllString(s, -1)) >= 4):
+		return "a random id"
+	}
+	return ""
+}
+
+// epochNear reports whether s is a number of seconds, milliseconds,
+// microseconds or nanoseconds since 1970 within a year of now.
+func epochNear(s string, now time.Time) bool {
+	var f float64
+	if _, err := fmt.Sscan(s, &f); err != nil || strings.ContainsAny(s, " \t") || f <= 0 || math.IsInf(f, 0) {
+		return false
+	}
+	year := 366 * 24 * time.Hour
+	for _, unit := range []float64{1, 1e3, 1e6, 1e9} {
+		t := time.Unix(0, int64(f/unit*1e9))
+		if f/unit < 1<<33 && t.After(now.Add(-year)) && t.Before(now.Add(year)) {
+			return true
+		}
+	}
+	return false
 }
 
 // cut keeps a quoted description short in a message.

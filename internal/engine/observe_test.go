@@ -132,10 +132,13 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 
 // TestRugPullIsDrift: a server whose tool description changes on its
 // second start is caught by the run's drift check, core's last step, which
-// starts the server once more; the good server is not.
+// starts the server once more; the good server is not, nor one whose
+// schema defaults are computed at start (now, now − 30 days, a random
+// uuid, a nonce), which the drift check's note names instead; with both,
+// only the description is drift.
 func TestRugPullIsDrift(t *testing.T) {
 	nothing := []packs.Probe{{ID: "TEST-NOTHING", Name: "nothing", Doc: "checks nothing", Run: func(*packs.Pass) {}}}
-	for flaws, want := range map[string]bool{"rug-pull": true, "": false} {
+	for flaws, want := range map[string]bool{"rug-pull": true, "": false, "start-defaults": false, "start-defaults,rug-pull": true} {
 		cfg := fixtureConfig(t, flaws)
 		cfg.Catalog = []packs.Pack{{Name: "core", Doc: "stands for core", Probes: nothing}, {Name: "later", Doc: "a later pack", Probes: nothing}}
 		e, err := engine.New(cfg)
@@ -149,11 +152,22 @@ func TestRugPullIsDrift(t *testing.T) {
 		assert.Equal(t, []string{"TEST-NOTHING"}, []string{rep.Packs[1].Probes[0].ID}, "a later pack's start checks no drift")
 		assert.Len(t, rep.Packs[1].Probes, 1)
 		if !want {
-			assert.Equal(t, packs.Passed, drift.Verdict, "%v", drift.Findings)
-			continue
+			assert.Equal(t, packs.Passed, drift.Verdict, "%s: %v", flaws, drift.Findings)
+		} else {
+			require.Equal(t, packs.Failed, drift.Verdict, flaws)
+			require.Len(t, drift.Findings, 1, "%s: %v", flaws, drift.Findings)
+			assert.Contains(t, drift.Findings[0].Message, `the description of "read_note" changed`)
 		}
-		require.Equal(t, packs.Failed, drift.Verdict)
-		assert.Contains(t, drift.Findings[0].Message, `the description of "read_note" changed`)
+		if strings.Contains(flaws, "start-defaults") {
+			assert.Len(t, drift.Notes, 1, "%s: the note of the values ignored", flaws)
+			if len(drift.Notes) == 0 {
+				continue
+			}
+			// since is a date: it differs only when the starts straddle midnight.
+			for _, v := range []string{"until.default (a time or date)", "after_ms.default (an epoch time)", "request_id.default (a uuid)", "nonce.default (a hex nonce)"} {
+				assert.Contains(t, drift.Notes[0], "recent_notes: inputSchema.properties."+v, flaws)
+			}
+		}
 	}
 }
 

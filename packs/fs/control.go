@@ -94,7 +94,7 @@ func (r *run) writeControl(t Tool) bool {
 	defer r.restoreNow(nil)
 	top, err := os.OpenRoot(r.sb.Top)
 	if err != nil {
-		r.controlFailed(t, "cannot open the sandbox: %v", err)
+		r.cannotControl(t, "cannot open the sandbox: %v", err)
 		return false
 	}
 	defer top.Close()
@@ -102,7 +102,7 @@ func (r *run) writeControl(t Tool) bool {
 	in := func(n string) string { return filepath.Join("root", n) }
 	seed := func(n string) bool {
 		if err := top.WriteFile(in(n), []byte("sealmark-control-"+r.p.Token), 0o600); err != nil {
-			r.controlFailed(t, "cannot seed %s: %v", n, err)
+			r.cannotControl(t, "cannot seed %s: %v", n, err)
 			return false
 		}
 		return true
@@ -118,7 +118,7 @@ func (r *run) writeControl(t Tool) bool {
 		check = func() bool { _, err := top.Lstat(in(name)); return err == nil }
 	case Edit:
 		if t.Old == "" {
-			r.controlFailed(t, "cannot tell which arguments carry the old and the new text")
+			r.cannotControl(t, "cannot tell which arguments carry the old and the new text")
 			return false
 		}
 		if !seed(name) {

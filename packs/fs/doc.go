@@ -14,7 +14,11 @@
 // The pack applies when a tool takes a path (Tools tells which, and in
 // which role: read, read-many, list, search, stat, write, edit, mkdir,
 // move, delete, link); Hinted lets configuration decide instead of the
-// guess. For each way of naming a place outside the root — a form: ../ and
+// guess. The guess takes an argument for a path on this machine only when
+// the tool or the argument speaks of files, and never a sort direction, an
+// enum, a project's or repository's path, or a path inside a hosted store
+// another argument names (see pathCandidates), so an API server's sort_dir,
+// projectPath or repository file path is no file tool. For each way of naming a place outside the root — a form: ../ and
 // absolute paths, relative ../, the root-evil prefix sibling
 // (CVE-2025-53110 class), root/link-file and root/link-dir (CVE-2025-53109
 // class), percent-encoded dots, backslashes, a NUL byte, ~ and $HOME, and
@@ -44,9 +48,12 @@
 //
 // Every probe first runs a control per tool (read root/ok.txt and get its
 // token, list the root and see ok.txt, write inside the root and see it
-// land). A tool that fails its control, or cannot be probed, is left out
-// with a note and the other tools' calls count; when no tool could be
-// probed the probe is inconclusive, not a pass. The harness restores the sandbox (canary contents, ok.txt, the
+// land). A guessed tool that fails its control is left out as no file
+// tool, with a note, and later probes of the start do not call it again;
+// when that leaves no tool, the probe is not applicable with the reason. A
+// hinted tool that fails its control, or a tool that cannot be probed, is
+// left out with a note and the other tools' calls count; when no tool
+// could be probed the probe is inconclusive, not a pass. The harness restores the sandbox (canary contents, ok.txt, the
 // links, and nothing left with the probe's token) before each probe and
 // after every write that changed it, so every probe starts from the same
 // sandbox.

@@ -20,7 +20,7 @@ func Hinted(hints ...Hint) packs.Pack {
 			if len(Tools(s, hints)) > 0 || len(Pending(s, hints)) > 0 {
 				return true, ""
 			}
-			return false, fmt.Sprintf("no tool takes a path: none of the %d tools has a string argument named like path, file, uri, source or destination, or a paths[] argument, with a file role its name or hints tell", len(s.Tools))
+			return false, fmt.Sprintf("no tool takes a path: none of the %d tools has a string argument named like path, file, uri, source or destination, or a paths[] argument, that the tool says is a file on this machine, with a file role its name or hints tell", len(s.Tools))
 		},
 	}
 	for _, f := range forms {

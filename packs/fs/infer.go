@@ -45,7 +45,7 @@ var fileWords = []string{"file", "files", "filename", "filesystem", "directory",
 // none tells a role or nothing in them speaks of files.
 func inferRole(t packs.Tool) (role Role, recursive bool, how string) {
 	title := cmpOr(t.Title, t.Annotations.Title)
-	if !fileish(t) {
+	if !fileish(t) || hostedTalk(t) {
 		return "", false, ""
 	}
 	role, recursive = roleByName(t.Name)
@@ -115,7 +115,17 @@ func (r *run) learnNow(ft Tool) learned {
 		names[i] = a.name
 	}
 	ft.Schema = schema
-	done, ok := complete(ft, props)
+	paths := props
+	if !ft.Hinted {
+		paths = pathCandidates(surfaceTool(r.p.Surface, ft.Name), props)
+	}
+	done, ok := complete(ft, props, paths)
+	if ok && !ft.Hinted && !optionalPathOK(surfaceTool(r.p.Surface, ft.Name), done.Path, props) {
+		ok = false
+	}
+	if !ok && len(paths) < len(props) {
+		return learned{none: true, why: fmt.Sprintf("%s: its input schema lists no arguments; the server asked for %s, none of which is a path on this machine for role %s (from %s), so it is taken for no file tool", ft.Name, strings.Join(names, ", "), ft.Role, ft.How)}
+	}
 	if !ok {
 		return learned{why: fmt.Sprintf("its input schema lists no arguments; the server asked for %s, none of which carries a path for role %s (from %s)", strings.Join(names, ", "), ft.Role, ft.How)}
 	}

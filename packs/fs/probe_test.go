@@ -47,19 +47,31 @@ func (f *fakeServer) ExitStatus() string {
 // runProbe runs one probe of the pack against the fake server.
 func runProbe(t *testing.T, sb *packs.Sandbox, name, tools string, srv *fakeServer) (packs.Verdict, string, []packs.Finding) {
 	t.Helper()
+	var findings []packs.Finding
+	v, reason, _ := runProbeOf(t, Pack, sb, name, tools, srv, map[string]any{}, &findings)
+	return v, reason, findings
+}
+
+// runProbeOf runs one probe of pk with the start's shared state, and
+// returns its notes (and its findings into found, when given).
+func runProbeOf(t *testing.T, pk packs.Pack, sb *packs.Sandbox, name, tools string, srv *fakeServer, shared map[string]any, found ...*[]packs.Finding) (packs.Verdict, string, []string) {
+	t.Helper()
 	var list []packs.Tool
 	require.NoError(t, json.Unmarshal([]byte(tools), &list))
-	for _, pr := range Pack.Probes {
+	for _, pr := range pk.Probes {
 		if pr.Name != name {
 			continue
 		}
 		p := &packs.Pass{
 			Ctx: context.Background(), Probe: &pr, Token: "smtok-00112233445566aa", Server: srv,
-			Surface: &packs.Surface{Tools: list}, Sandbox: sb, Active: true, CallTimeout: time.Second, Shared: map[string]any{},
+			Surface: &packs.Surface{Tools: list}, Sandbox: sb, Active: true, CallTimeout: time.Second, Shared: shared,
 		}
 		pr.Run(p)
-		v, reason, findings, _ := p.Outcome()
-		return v, reason, findings
+		v, reason, findings, notes := p.Outcome()
+		for _, f := range found {
+			*f = findings
+		}
+		return v, reason, notes
 	}
 	t.Fatalf("no probe %s", name)
 	return "", "", nil
@@ -87,16 +99,39 @@ func TestWriteProbeWithoutObserversLooksItself(t *testing.T) {
 	assert.Empty(t, inspect(sb, "smtok-00112233445566aa", true), "the probe restored the sandbox")
 }
 
-func TestFailedControlIsInconclusive(t *testing.T) {
+// TestFailedControlIsNoFileTool: a guessed tool whose control fails (a
+// benign call inside the root did not work) is taken for no file tool, with
+// a note: alone, the probe is not applicable with the reason, and a later
+// probe of the same start leaves it out without calling it again; a tool a
+// hint names stays a file tool whose failed control leaves the probe
+// inconclusive.
+func TestFailedControlIsNoFileTool(t *testing.T) {
 	sb := newSandbox(t)
-	refuseAll := func(string, map[string]any) (string, error) { return "Error: nothing is allowed", nil }
+	calls := 0
+	refuseAll := func(string, map[string]any) (string, error) { calls++; return "Error: nothing is allowed", nil }
 	v, reason, _ := runProbe(t, sb, "write-traversal", writeTool, &fakeServer{handle: refuseAll, alive: true})
-	assert.Equal(t, packs.Inconclusive, v, "a server that refuses everything has not shown it is confined")
-	assert.Contains(t, reason, "control failed: write_file: a write inside the root did not take effect")
+	assert.Equal(t, packs.NotApplicable, v, "a tool that cannot write inside the root is no file tool")
+	assert.Contains(t, reason, "no tool passed its control (a benign call inside the root), so none is taken for a file tool: write_file: a write inside the root did not take effect")
 
-	v, reason, _ = runProbe(t, sb, "read-traversal", `[{"name":"read_file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}}]`,
-		&fakeServer{handle: refuseAll, alive: true})
-	assert.Equal(t, packs.Inconclusive, v)
+	readTool := `[{"name":"read_file","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]`
+	v, reason, _ = runProbe(t, sb, "read-traversal", readTool, &fakeServer{handle: refuseAll, alive: true})
+	assert.Equal(t, packs.NotApplicable, v)
+	assert.Contains(t, reason, `read_file: read_file(path="{sandbox}/ok.txt") did not return what root/ok.txt holds`)
+
+	// Two probes of one start: the second leaves read_file out uncalled.
+	shared := map[string]any{}
+	calls = 0
+	for _, name := range []string{"read-traversal", "read-prefix-sibling"} {
+		v, reason, notes := runProbeOf(t, Pack, sb, name, readTool, &fakeServer{handle: refuseAll, alive: true}, shared)
+		assert.Equal(t, packs.NotApplicable, v, name)
+		assert.Contains(t, reason, "read_file: read_file(", name)
+		assert.Contains(t, notes, `left out as no file tool, its path guess failed the control: read_file: read_file(path="{sandbox}/ok.txt") did not return what root/ok.txt holds (a result)`, name)
+	}
+	assert.Equal(t, 1, calls, "the control is called once per start")
+
+	hinted := Hinted(Hint{Tool: "read_file", Role: Read, Path: "path"})
+	v, reason, _ = runProbeOf(t, hinted, sb, "read-traversal", readTool, &fakeServer{handle: refuseAll, alive: true}, map[string]any{})
+	assert.Equal(t, packs.Inconclusive, v, "a hinted file tool that refuses everything has not shown it is confined")
 	assert.Contains(t, reason, `control failed: read_file: read_file(path="{sandbox}/ok.txt") did not return what root/ok.txt holds`)
 }
 

@@ -1,9 +1,14 @@
 package fs_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/sealmark/sealmark/internal/realserver"
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/fs"
 	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
@@ -52,4 +57,26 @@ func TestRealServers(t *testing.T) {
 		rep := packtest.MustRun(t, config(fs.Pack, "node", script, "{sandbox}"))
 		packtest.Expect(t, rep, nil)
 	})
+}
+
+// TestRealGitServerIsNoFileServer: github-mcp-server 1.8.7, a local git
+// CLI server, has one tool the pack's guess takes (git-remove, "Removes a
+// specific file from the staging area", role delete from its name). Its
+// control fails — the seeded file inside the root is not deleted — so it
+// is left out as no file tool and every probe is not applicable with the
+// reason, not inconclusive as before. Checked by hand over stdio:
+// tools/call git-remove {file: DIR/root/x, directory: DIR/root} answers an
+// error (not a git repository) and DIR/root/x stays.
+func TestRealGitServerIsNoFileServer(t *testing.T) {
+	t.Parallel()
+	script := realserver.GitHubMCP.CwdArg(t)
+	rep := packtest.MustRun(t, config(fs.Pack, "node", script))
+	packtest.Expect(t, rep, nil)
+	require.Len(t, rep.Packs, 1)
+	for _, p := range rep.Packs[0].Probes {
+		assert.Equal(t, packs.NotApplicable, p.Verdict, "%s: %s", p.ID, p.Reason)
+		if strings.HasPrefix(p.ID, "FS-WRITE-") {
+			assert.Contains(t, p.Reason, "no tool passed its control (a benign call inside the root), so none is taken for a file tool: git-remove: a delete inside the root did not take effect", p.ID)
+		}
+	}
 }

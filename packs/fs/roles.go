@@ -61,6 +61,7 @@ type Tool struct {
 	URI       bool   // the path argument takes file:// URIs
 	Recursive bool   // List: a tree tool, listing below the directory too
 	Schema    json.RawMessage
+	Hinted    bool // a hint named the tool's role: a failed control leaves its probes inconclusive
 	// How says how the role and arguments were found when the schema did
 	// not tell them ("" when it did, or a hint did).
 	How string
@@ -69,7 +70,7 @@ type Tool struct {
 // Argument names, normalized, by what they carry.
 var (
 	pathNames    = []string{"path", "file", "filename", "filepath", "fullpath", "uri", "fileuri", "dir", "directory", "dirpath", "folder", "location"}
-	pathSuffixes = []string{"path", "file", "filename", "dir", "directory", "folder", "uri"}
+	pathSuffixes = []string{"path", "file", "filename", "filepath", "dir", "dirpath", "directory", "folder", "uri"}
 	manyNames    = []string{"paths", "files", "filepaths", "filenames", "uris"}
 	sourceNames  = []string{"source", "src", "from", "oldpath", "sourcepath", "frompath", "oldname", "path"}
 	destNames    = []string{"destination", "dest", "dst", "to", "newpath", "destinationpath", "destpath", "topath", "newname", "target"}
@@ -95,7 +96,8 @@ func pick(props []packs.Prop, names []string, taken ...string) string {
 }
 
 // pathArg is the argument of a single-path tool: a name from pathNames, or
-// one ending like a path, preferring required ones.
+// one whose last word is a path's (filePath, target_dir; not profile),
+// preferring required ones.
 func pathArg(props []packs.Prop) string {
 	if p := pick(props, pathNames); p != "" {
 		return p
@@ -105,10 +107,8 @@ func pathArg(props []packs.Prop) string {
 			if !p.Text() || p.Required != req {
 				continue
 			}
-			for _, suf := range pathSuffixes {
-				if strings.HasSuffix(p.Norm, suf) {
-					return p.Name
-				}
+			if ws := packs.Words(p.Name); len(ws) > 0 && slices.Contains(pathSuffixes, ws[len(ws)-1]) {
+				return p.Name
 			}
 		}
 	}
@@ -139,7 +139,7 @@ func roleByName(name string) (Role, bool) {
 		return Mkdir, false
 	case hasAny(ws, "edit", "patch", "replace", "modify", "update"):
 		return Edit, false
-	case hasAny(ws, "write", "save", "put", "append", "upload", "touch") || creates && hasAny(ws, "file"):
+	case hasAny(ws, "write", "save", "put", "append", "touch") || creates && hasAny(ws, "file"):
 		return Write, false
 	case hasAny(ws, "search", "find", "glob", "grep", "locate"):
 		return Search, false
@@ -186,7 +186,7 @@ func classify(s *packs.Surface, hints []Hint) (ready, pending []Tool) {
 				continue
 			}
 			if ft, ok = fromHint(t, hints[i]); !ok && schemaless(t.InputSchema) {
-				pending = append(pending, Tool{Name: t.Name, Role: hints[i].Role, Path: hints[i].Path, To: hints[i].To, How: "the hint", Schema: t.InputSchema})
+				pending = append(pending, Tool{Name: t.Name, Role: hints[i].Role, Path: hints[i].Path, To: hints[i].To, How: "the hint", Schema: t.InputSchema, Hinted: true})
 				continue
 			}
 		} else {
@@ -205,6 +205,9 @@ func classify(s *packs.Surface, hints []Hint) (ready, pending []Tool) {
 	return ready, pending
 }
 
+// guess tells a tool's role from its name (or its readOnlyHint) and its
+// path arguments from the input schema, among the arguments that may carry
+// a path on this machine (see pathCandidates).
 func guess(t packs.Tool) (Tool, bool) {
 	props := packs.Props(t.InputSchema)
 	role, recursive := roleByName(t.Name)
@@ -219,11 +222,11 @@ func guess(t packs.Tool) (Tool, bool) {
 		return Tool{}, false
 	}
 	ft := Tool{Name: t.Name, Role: role, Recursive: recursive, Schema: t.InputSchema}
-	ft, ok := complete(ft, props)
-	if ok && packs.NormalizeName(ft.Path) == "location" && !fileish(t) {
-		return Tool{}, false // a place on a map, not in a file system
+	ft, ok := complete(ft, props, pathCandidates(t, props))
+	if !ok || !optionalPathOK(t, ft.Path, props) {
+		return Tool{}, false
 	}
-	return ft, ok
+	return ft, true
 }
 
 // fileish reports whether the tool's name, title or description speaks of
@@ -234,30 +237,30 @@ func fileish(t packs.Tool) bool {
 
 func fromHint(t packs.Tool, h Hint) (Tool, bool) {
 	props := packs.Props(t.InputSchema)
-	ft := Tool{Name: t.Name, Role: h.Role, Path: h.Path, To: h.To, Schema: t.InputSchema}
+	ft := Tool{Name: t.Name, Role: h.Role, Path: h.Path, To: h.To, Schema: t.InputSchema, Hinted: true}
 	_, ft.Recursive = roleByName(t.Name)
-	return complete(ft, props)
+	return complete(ft, props, props)
 }
 
-// complete finds the arguments the role needs; false when a needed one is
-// missing.
-func complete(ft Tool, props []packs.Prop) (Tool, bool) {
+// complete finds the arguments the role needs, the path ones among paths
+// (a subset of props); false when a needed one is missing.
+func complete(ft Tool, props, paths []packs.Prop) (Tool, bool) {
 	switch ft.Role {
 	case Move:
-		ft.Path = cmpOr(ft.Path, pick(props, sourceNames))
-		ft.To = cmpOr(ft.To, pick(props, destNames, ft.Path))
+		ft.Path = cmpOr(ft.Path, pick(paths, sourceNames))
+		ft.To = cmpOr(ft.To, pick(paths, destNames, ft.Path))
 	case Link:
-		ft.To = cmpOr(ft.To, pick(props, targetNames))
-		ft.Path = cmpOr(ft.Path, pick(props, linkNames, ft.To))
+		ft.To = cmpOr(ft.To, pick(paths, targetNames))
+		ft.Path = cmpOr(ft.Path, pick(paths, linkNames, ft.To))
 	case Read, ReadMany:
 		if ft.Path == "" {
-			ft.Path = pathArg(props)
+			ft.Path = pathArg(paths)
 		}
-		if many := manyArg(props); ft.Path == "" && many != "" || ft.Role == ReadMany {
+		if many := manyArg(paths); ft.Path == "" && many != "" || ft.Role == ReadMany {
 			ft.Role, ft.Path = ReadMany, cmpOr(ft.Path, many)
 		}
 	default:
-		ft.Path = cmpOr(ft.Path, pathArg(props))
+		ft.Path = cmpOr(ft.Path, pathArg(paths))
 	}
 	if ft.Path == "" || (ft.Role == Move || ft.Role == Link) && ft.To == "" {
 		return Tool{}, false

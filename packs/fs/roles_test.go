@@ -64,12 +64,15 @@ func TestToolsOfTheReferenceServer(t *testing.T) {
 func TestToolsFromOtherSurfaces(t *testing.T) {
 	got := byName(fs.Tools(surface(t, `[
 		{"name":"readFile","inputSchema":{"properties":{"filePath":{"type":"string"}},"required":["filePath"]}},
-		{"name":"fetch_document","inputSchema":{"type":"object","properties":{"uri":{"type":"string"}}}},
+		{"name":"fetch_document","description":"Read a file by its file:// URI.","inputSchema":{"type":"object","properties":{"uri":{"type":"string"}},"required":["uri"]}},
+		{"name":"fetch_page","description":"Fetch a web page.","inputSchema":{"type":"object","properties":{"uri":{"type":"string"}},"required":["uri"]}},
 		{"name":"renameFile","inputSchema":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}}}},
 		{"name":"create_symlink","inputSchema":{"type":"object","properties":{"linkPath":{"type":"string"},"target":{"type":"string"}}}},
 		{"name":"replace_in_file","inputSchema":{"type":"object","properties":{"file":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"}}}},
-		{"name":"write_note","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}},
-		{"name":"frobnicate","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"target_dir":{"type":"string"}}}},
+		{"name":"write_note","description":"Write a note file.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},
+		{"name":"post_note","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},
+		{"name":"frobnicate","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"target_dir":{"type":"string"}},"required":["target_dir"]}},
+		{"name":"take_screenshot","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"filePath":{"type":"string"}}}},
 		{"name":"transmogrify","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}},
 		{"name":"get_weather","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}},
 		{"name":"rm","inputSchema":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"path":{"type":"string"}}}}
@@ -83,7 +86,7 @@ func TestToolsFromOtherSurfaces(t *testing.T) {
 		"write_note":      {Name: "write_note", Role: fs.Read, Path: "path"}, // readOnlyHint keeps it on the read side
 		"frobnicate":      {Name: "frobnicate", Role: fs.Read, Path: "target_dir"},
 		"rm":              {Name: "rm", Role: fs.Delete, Path: "path"},
-	}, got, "transmogrify has no role to tell, get_weather no path")
+	}, got, "transmogrify has no role to tell, get_weather no path; fetch_page and post_note never speak of files; take_screenshot's file is an optional output of a tool that is no file tool")
 }
 
 func TestHintsDecide(t *testing.T) {
@@ -98,8 +101,8 @@ func TestHintsDecide(t *testing.T) {
 		{Tool: "read_file"}, // no role: not probed
 	}))
 	assert.Equal(t, map[string]fs.Tool{
-		"open_doc":     {Name: "open_doc", Role: fs.Read, Path: "name"},
-		"transmogrify": {Name: "transmogrify", Role: fs.Move, Path: "path", To: "into"},
+		"open_doc":     {Name: "open_doc", Role: fs.Read, Path: "name", Hinted: true},
+		"transmogrify": {Name: "transmogrify", Role: fs.Move, Path: "path", To: "into", Hinted: true},
 	}, got)
 
 	ok, _ := fs.Hinted(fs.Hint{Tool: "open_doc", Role: fs.Read, Path: "name"}).Applies(s)
@@ -142,4 +145,33 @@ func TestPendingSchemaless(t *testing.T) {
 	}, got)
 	ok, _ := fs.Pack.Applies(s)
 	assert.True(t, ok, "a schemaless file tool makes the pack apply")
+}
+
+// TestAPIArgumentsAreNoPaths: the arguments API servers were taken for
+// paths by (issue #25: sort_dir, projectPath, repo_path, outputPath,
+// file_name, a path inside a hosted repository) are none; the same names
+// on a tool that works on this machine's files still are.
+func TestAPIArgumentsAreNoPaths(t *testing.T) {
+	got := byName(fs.Tools(surface(t, `[
+		{"name":"list_merge_requests","description":"List merge requests of a project.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"sort_dir":{"type":"string","description":"Sort direction: asc or desc"},"order_dir":{"type":"string","enum":["asc","desc"]}},"required":["sort_dir"]}},
+		{"name":"get_pipeline","description":"Get the latest pipeline of a project.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"projectPath":{"type":"string","description":"Project path, e.g. group/project"}},"required":["projectPath"]}},
+		{"name":"git_show","description":"Shows the contents of a commit.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"repo_path":{"type":"string","description":"Path to Git repository"},"revision":{"type":"string"}},"required":["repo_path","revision"]}},
+		{"name":"save_report","description":"Save a usage report file.","inputSchema":{"type":"object","properties":{"report_id":{"type":"string"},"outputPath":{"type":"string","description":"Where to save the report"}},"required":["report_id","outputPath"]}},
+		{"name":"save_page","description":"Save the page as a PDF.","inputSchema":{"type":"object","properties":{"outputPath":{"type":"string","description":"Directory path where the PDF will be saved"}}}},
+		{"name":"get_attachment","description":"Get an attachment of a record.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"record_id":{"type":"string"},"file_name":{"type":"string","description":"Name of the file"}},"required":["record_id","file_name"]}},
+		{"name":"get_file_contents","description":"Get the contents of a file or directory from a GitHub repository","inputSchema":{"type":"object","properties":{"owner":{"type":"string"},"repo":{"type":"string"},"path":{"type":"string","description":"Path to the file or directory"}},"required":["owner","repo","path"]}},
+		{"name":"directions","description":"Route between two points.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"routing_profile":{"type":"string"}},"required":["routing_profile"]}},
+		{"name":"call_api","description":"Read any endpoint of the API.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"path":{"type":"string","description":"The endpoint, e.g. /v1/users"}},"required":["path"]}},
+
+		{"name":"analyze_project","description":"Analyze the code of a project.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"projectPath":{"type":"string","description":"Absolute path to the project directory"}},"required":["projectPath"]}},
+		{"name":"list_dir","description":"List a directory.","inputSchema":{"type":"object","properties":{"dir":{"type":"string","description":"The directory to list"}},"required":["dir"]}},
+		{"name":"save_file","description":"Save text.","inputSchema":{"type":"object","properties":{"file_name":{"type":"string"},"text":{"type":"string"}},"required":["file_name","text"]}},
+		{"name":"download_file","description":"Download a file from a bucket.","inputSchema":{"type":"object","properties":{"bucket":{"type":"string"},"key":{"type":"string"},"local_path":{"type":"string","description":"Local path to save the file to"}},"required":["bucket","key","local_path"]}}
+	]`), nil))
+	assert.Equal(t, map[string]fs.Tool{
+		"analyze_project": {Name: "analyze_project", Role: fs.Read, Path: "projectPath"},
+		"list_dir":        {Name: "list_dir", Role: fs.List, Path: "dir"},
+		"save_file":       {Name: "save_file", Role: fs.Write, Path: "file_name", Content: "text"},
+		"download_file":   {Name: "download_file", Role: fs.Read, Path: "local_path"},
+	}, got)
 }

@@ -21,7 +21,8 @@ type run struct {
 	form   form
 	layout layout
 
-	failed     []string          // controls that failed, with why
+	failed     []string          // controls not run, or of hinted tools that failed, with why
+	notFile    []string          // guessed tools that failed their control, with why
 	unprobed   []string          // path-looking tools that cannot be probed, with why
 	probed     int               // tools that passed their control and were probed
 	told       map[string]bool   // learned tools already noted
@@ -95,12 +96,30 @@ func (r *run) tools(hints []Hint, roles ...Role) []Tool {
 	return out
 }
 
+// controlKey is the Shared key of a guessed tool that failed its control on
+// this start (with absolute or relative paths), so later probes of the
+// start leave it out without calling it again.
+const controlKey = "fs.control-failed:"
+
 // probe runs each tool's control and, when it passes, the probe's calls.
+// A guessed tool that failed its control on an earlier probe of this start
+// is left out again, uncalled.
 func (r *run) probe(tools []Tool, calls func(Tool)) {
 	for _, t := range tools {
-		if !r.dead && r.control(t) {
+		if r.dead {
+			return
+		}
+		key := fmt.Sprintf("%s%s:%v", controlKey, t.Name, r.form.relative)
+		if why, ok := r.p.Shared[key].(string); ok && !t.Hinted {
+			r.notFile = append(r.notFile, why)
+			continue
+		}
+		n := len(r.notFile)
+		if r.control(t) {
 			r.probed++
 			calls(t)
+		} else if len(r.notFile) > n && r.p.Shared != nil {
+			r.p.Shared[key] = r.notFile[n]
 		}
 	}
 }
@@ -177,22 +196,45 @@ func describe(t Tool, pairs ...string) string {
 	return b.String()
 }
 
-// controlFailed records that a tool failed its control.
-func (r *run) controlFailed(t Tool, format string, args ...any) {
+// cannotControl records that the harness could not run a tool's control
+// (it cannot tell the tool's arguments, or prepare the sandbox): the tool
+// could not be probed.
+func (r *run) cannotControl(t Tool, format string, args ...any) {
 	r.failed = append(r.failed, fmt.Sprintf("%s: %s", t.Name, fmt.Sprintf(format, args...)))
 }
 
-// finish sets the verdict the findings do not. The probe is inconclusive
-// when the server exited, a call got no answer, or no tool could be probed
-// (every control failed, or a path-looking tool's arguments could not be
-// learned). A tool that failed its control or could not be learned while
-// others were probed is left out with a note: the others' verdicts count.
+// controlFailed records that a tool's answer failed its control: a guessed
+// tool is then taken for no file tool, a hinted one stays one that could
+// not be probed.
+func (r *run) controlFailed(t Tool, format string, args ...any) {
+	why := fmt.Sprintf("%s: %s", t.Name, fmt.Sprintf(format, args...))
+	if t.Hinted {
+		r.failed = append(r.failed, why)
+		return
+	}
+	r.notFile = append(r.notFile, why)
+}
+
+// finish sets the verdict the findings do not. A guessed tool that failed
+// its control (a benign call inside the root did not work) is left out as
+// no file tool, with a note; when that leaves no tool, the probe is not
+// applicable, with the reason. The probe is inconclusive when the server
+// exited, a call got no answer, or no tool could be probed otherwise (a
+// hinted tool's control failed, or a path-looking tool's arguments could
+// not be learned). A tool that could not be probed while others were is
+// left out with a note: the others' verdicts count.
 func (r *run) finish() {
 	var why []string
 	excluded := slices.Concat(prefixed("control failed: ", r.failed), prefixed("not probed: ", r.unprobed))
-	if r.probed == 0 {
+	for _, e := range r.notFile {
+		r.p.Notef("left out as no file tool, its path guess failed the control: %s", e)
+	}
+	switch {
+	case r.probed == 0 && len(excluded) == 0 && len(r.notFile) > 0 && !r.dead && len(r.unanswered) == 0:
+		r.p.NotApplicable("no tool passed its control (a benign call inside the root), so none is taken for a file tool: %s", strings.Join(r.notFile, "; "))
+	case r.probed == 0:
 		why = excluded
-	} else {
+	default:
 		for _, e := range excluded {
 			r.p.Notef("left out, the other tools were probed: %s", e)
 		}
