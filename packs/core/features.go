@@ -27,6 +27,25 @@ func requestWithin(p *packs.Pass, d time.Duration, method string, params any) (*
 	return p.Server.Request(ctx, method, params)
 }
 
+// emptyLists reports whether a result holds lists only, each empty (a
+// server answering resources/list with {"resources": []}), or nothing.
+func emptyLists(result json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(result, &m) != nil {
+		return false
+	}
+	for k, v := range m {
+		if k == "_meta" || k == "nextCursor" || k == "resultType" {
+			continue
+		}
+		var list []json.RawMessage
+		if json.Unmarshal(v, &list) != nil || len(list) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // featureMethods are the capabilities whose methods capabilities-served
 // tries, each with a harmless request.
 var featureMethods = []struct {
@@ -42,7 +61,7 @@ var capabilitiesServed = packs.Probe{
 	ID:       "CORE-CAPABILITIES-SERVED",
 	Name:     "capabilities-served",
 	Severity: packs.High,
-	Doc:      "the server must declare the resources, prompts and logging capabilities of the features it serves, and serve those it declares (spec 2025-11-25 server/resources, server/prompts, server/utilities/logging#capabilities)",
+	Doc:      "the server must declare the resources, prompts and logging capabilities of the features it serves, and serve those it declares (spec 2025-11-25 server/resources, server/prompts, server/utilities/logging#capabilities); high when a request for one ends the server, medium when a declared one is not served or an undeclared one serves content, low when an undeclared one answers an empty list",
 	Run: func(p *packs.Pass) {
 		if !ready(p) {
 			return
@@ -76,16 +95,25 @@ var capabilitiesServed = packs.Probe{
 				p.Reportf("the server exited on %s (%s)", fm.method, exitOf(p)).Evidencef("process", "exit: %s", exitOf(p))
 				return
 			case err != nil && isDeclared:
-				p.Reportf("the server declared the %s capability but %s got no answer within %s", fm.capability, fm.method, shortWait(p)).
-					Evidencef("response", "%s: %v", fm.method, err)
+				f := p.Reportf("the server declared the %s capability but %s got no answer within %s", fm.capability, fm.method, shortWait(p))
+				f.Severity = packs.Medium
+				f.Evidencef("response", "%s: %v", fm.method, err)
 			case err != nil:
 				p.Notef("%s (not declared): no answer", fm.method)
 			case res.Error != nil && res.Error.Code == -32601 && isDeclared:
-				p.Reportf("the server declared the %s capability but answers %s with -32601 Method not found", fm.capability, fm.method).
-					Evidencef("response", "%s: %s; capabilities %s", fm.method, oneLine(res.Brief()), keys(p.Surface.Init.Capabilities))
+				f := p.Reportf("the server declared the %s capability but answers %s with -32601 Method not found", fm.capability, fm.method)
+				f.Severity = packs.Medium
+				f.Evidencef("response", "%s: %s; capabilities %s", fm.method, oneLine(res.Brief()), keys(p.Surface.Init.Capabilities))
 			case res.Error == nil && !isDeclared:
-				p.Reportf("the server answers %s but did not declare the %s capability", fm.method, fm.capability).
-					Evidencef("response", "%s: %s; capabilities %s", fm.method, brief(res.Result), keys(p.Surface.Init.Capabilities))
+				// A client that reads the capabilities never asks for an
+				// undeclared feature: serving one hides what the server
+				// offers (medium); an empty list hides nothing (low).
+				f := p.Reportf("the server answers %s but did not declare the %s capability", fm.method, fm.capability)
+				f.Severity = packs.Medium
+				if emptyLists(res.Result) {
+					f.Severity = packs.Low
+				}
+				f.Evidencef("response", "%s: %s; capabilities %s", fm.method, brief(res.Result), keys(p.Surface.Init.Capabilities))
 			default:
 				p.Notef("%s (declared: %v): %s", fm.method, isDeclared, oneLine(res.Brief()))
 			}

@@ -215,3 +215,23 @@ func TestSlowParam(t *testing.T) {
 		t.Errorf("200 ms in seconds: got %v, want 0.2", got)
 	}
 }
+
+// TestEmptyLists: an undeclared feature answered with empty lists only is
+// graded low by capabilities-served, one with content medium.
+func TestEmptyLists(t *testing.T) {
+	for _, c := range []struct {
+		result string
+		want   bool
+	}{
+		{`{"resources":[]}`, true},
+		{`{"prompts":[],"nextCursor":"x","_meta":{"a":1}}`, true},
+		{`{}`, true},
+		{`{"resources":[{"uri":"file:///a"}]}`, false},
+		{`{"resources":"none"}`, false},
+		{`[]`, false},
+	} {
+		if got := emptyLists(json.RawMessage(c.result)); got != c.want {
+			t.Errorf("emptyLists(%s) = %v, want %v", c.result, got, c.want)
+		}
+	}
+}
