@@ -115,9 +115,9 @@ func TestDeadIsClosed(t *testing.T) {
 // server's -32601 still leads to its initialize. A slow modern server is
 // never taken for a legacy one.
 func TestEraRace(t *testing.T) {
-	saved := session.DiscoverWait
-	session.DiscoverWait = 0
-	t.Cleanup(func() { session.DiscoverWait = saved })
+	saved := session.DiscoverBound
+	session.DiscoverBound = 0
+	t.Cleanup(func() { session.DiscoverBound = saved })
 	self, err := os.Executable()
 	require.NoError(t, err)
 	for flaws, want := range map[string]string{"modern": "2026-07-28", "": "2025-11-25", "no-unknown-method-answer": "2025-11-25"} {
