@@ -15,11 +15,12 @@ import (
 	"github.com/sealmark/sealmark/packs"
 )
 
-// TestEraWithoutRace: a server that reads its input only 1.5 s after it
-// starts (past the 500 ms discover wait) gets the same era and the same
-// verdicts as without the delay: a dual-era server, which would answer a
-// legacy initialize too and settle into the legacy protocol, is never sent
-// one, and a legacy server still gets its handshake.
+// TestEraWithoutRace: a server that serves its input only 1.5 s after it
+// starts gets the same era and the same verdicts as without the delay: a
+// dual-era server, which pins the legacy era on any message without _meta
+// it reads beside the discover (the old start's ping after 500 ms made it
+// fail four modern probes here), is sent nothing but the discover, and a
+// legacy server still gets its handshake.
 func TestEraWithoutRace(t *testing.T) {
 	t.Parallel()
 	pairs := []struct{ flaws, era string }{
