@@ -143,6 +143,9 @@ func sdkV2Run(t *testing.T, mode string, starved bool) {
 	require.Len(t, rep.Packs, 1)
 	require.Equal(t, "modern", rep.Protocol.Era)
 	require.Equal(t, "2026-07-28", rep.Protocol.Version)
+	if testing.Verbose() {
+		t.Logf("warnings: %q", rep.Warnings)
+	}
 	for _, w := range rep.Warnings {
 		// Starved, the server may answer server/discover only after its
 		// bound (15 s, measured up to 40 s here): it then answers both
