@@ -72,6 +72,9 @@ type Engine struct {
 	// startEgress is the egress observer of the start in progress, for
 	// watchStart.
 	startEgress *egress.Observer
+	// discoverIgnored is set when the first start's server/discover got
+	// no answer within its bound (starthandshake.go).
+	discoverIgnored bool
 
 	mu      sync.Mutex
 	rep     report.Report

@@ -75,6 +75,8 @@ type PackRun struct {
 type conn interface {
 	packs.Server
 	Initialize(ctx context.Context, version string) (packs.Init, error)
+	InitializeAs(ctx context.Context, era, version string) (packs.Init, error)
+	Negotiated() session.Negotiation
 	ListTools(ctx context.Context, maxPages int) ([]packs.Tool, error)
 	Close()
 }
@@ -128,9 +130,13 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 	e.mu.Unlock()
 
 	ictx, endWatch := e.watchStart(sctx)
-	init, err := pr.sess.Initialize(ictx, session.LegacyVersion)
+	init, fresh, cancelFresh, err := e.handshake(ctx, ictx, pr, first) // starthandshake.go
 	refused := errors.Is(context.Cause(ictx), errRefusedAtStart)
 	endWatch()
+	if fresh != nil { // a fresh start after the server answered both eras
+		defer cancelFresh()
+		sctx = fresh
+	}
 	if err != nil {
 		if why := interruption(ctx); why != "" {
 			e.mu.Lock()

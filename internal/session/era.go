@@ -1,10 +1,7 @@
 package session
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -33,16 +30,24 @@ const (
 	CodeUnsupportedProtocolVersion = packs.CodeUnsupportedProtocolVersion
 )
 
-// DiscoverWait bounds how long a start waits for the answer to
-// server/discover before it also sends the legacy initialize. A server that
-// answers an unknown method (-32601, as a legacy server should) costs one
-// round trip; only a server that ignores it costs DiscoverWait. The wait
-// does not decide the era on its own: the discover answer is still awaited
-// beside initialize, so a modern server slower to start than DiscoverWait
-// is still found modern, and DiscoverWait can be short. 500 ms is over ten
-// times the slowest discover answer measured from a real server at start
-// (24–43 ms), and a tenth of the 5 s a client library waits by default.
-var DiscoverWait = 500 * time.Millisecond
+// DiscoverBound bounds how long a start waits for the answer to
+// server/discover, the only request a server gets until it answers it,
+// before the legacy initialize goes out: at most half the time left to the
+// start (the other half is the legacy handshake's). A server that answers
+// an unknown method (-32601, as a legacy server should) costs one round
+// trip; only a server that ignores server/discover costs the bound. Nothing
+// else is sent meanwhile, not even a ping: a server that is still starting
+// reads its input only when it is ready, and a dual-era server (the
+// official TypeScript SDK v2's serveStdio) decides its era on the first
+// messages it reads, so any legacy message beside the discover forks the
+// session. A start on a loaded machine was measured at 9 s.
+var DiscoverBound = 15 * time.Second
+
+// DiscoverGrace is how long, after a legacy initialize answered while
+// server/discover was still pending, the start waits for a late discover
+// answer: a server that reads in order answers discover first, so one that
+// answers both within the grace answered both eras on one connection.
+var DiscoverGrace = 500 * time.Millisecond
 
 // Era names the era of a negotiated protocol version: "modern" from
 // 2026-07-28 on, "legacy" before, "" for none.
@@ -145,113 +150,4 @@ func modernInit(resp *packs.Response) packs.Init {
 	in.Capabilities = r.Capabilities
 	_ = json.Unmarshal(r.Meta[MetaServerInfo], &in.Server)
 	return in
-}
-
-// answer is one request's outcome.
-type answer struct {
-	resp *packs.Response
-	err  error
-}
-
-// negotiate finds the server's era and completes its handshake. It sends
-// server/discover with a modern _meta; a modern answer ends it there (set
-// is called with ModernVersion before it returns). Any other answer
-// starts the legacy handshake with version. With no answer within
-// DiscoverWait, a ping tells a server still starting (no answer to either:
-// the discover is awaited) from one that ignores the discover (it answers
-// the ping: the legacy handshake goes out, the discover answer still
-// awaited beside it, and a modern one wins).
-func negotiate(ctx context.Context, s requester, set func(version string), version string) (packs.Init, error) {
-	dctx, dcancel := context.WithCancel(ctx)
-	defer dcancel()
-	disc := make(chan answer, 1)
-	go func() {
-		resp, err := s.Request(dctx, "server/discover", discoverParams())
-		disc <- answer{resp, err}
-	}()
-	modern := func(a answer) (packs.Init, error) {
-		set(ModernVersion)
-		return modernInit(a.resp), nil
-	}
-	decide := func(a answer) (packs.Init, error) {
-		if a.err == nil && classify(a.resp) {
-			return modern(a)
-		}
-		if a.err != nil && errors.Is(a.err, packs.ErrClosed) {
-			return packs.Init{Requested: ModernVersion}, fmt.Errorf("server/discover: %w", a.err)
-		}
-		return initialize(ctx, s, version)
-	}
-	timer := time.NewTimer(DiscoverWait)
-	defer timer.Stop()
-	select {
-	case a := <-disc:
-		return decide(a)
-	case <-timer.C:
-	case <-ctx.Done():
-		return packs.Init{Requested: version}, fmt.Errorf("server/discover: %w", ctx.Err())
-	}
-	// No answer yet. Is the server reading its input? A ping sent after
-	// the discover is answered after it by a server that reads in order,
-	// so a server still starting (one that connects to a database first)
-	// answers neither and the discover is awaited, however long the start
-	// takes: initialize never goes out to a server that has not yet read
-	// the discover, which a dual-era server would answer too and settle
-	// into the legacy protocol. Only a server that answers the ping (with
-	// anything) and not the discover, within another DiscoverWait, gets
-	// the legacy handshake, beside the discover still pending.
-	alive := make(chan answer, 1)
-	go func() {
-		resp, err := s.Request(dctx, "ping", nil)
-		alive <- answer{resp, err}
-	}()
-	select {
-	case a := <-disc:
-		return decide(a)
-	case a := <-alive:
-		if a.err != nil && (errors.Is(a.err, packs.ErrClosed) || ctx.Err() != nil) {
-			return packs.Init{Requested: version}, fmt.Errorf("server/discover: no answer, and ping: %w", a.err)
-		}
-		grace := time.NewTimer(DiscoverWait)
-		defer grace.Stop()
-		select {
-		case a := <-disc:
-			return decide(a)
-		case <-grace.C:
-		case <-ctx.Done():
-			return packs.Init{Requested: version}, fmt.Errorf("server/discover: %w", ctx.Err())
-		}
-	case <-ctx.Done():
-		return packs.Init{Requested: version}, fmt.Errorf("server/discover: %w", ctx.Err())
-	}
-	// No answer yet: the legacy handshake goes out beside the discover.
-	ictx, icancel := context.WithCancel(ctx)
-	defer icancel()
-	type initAnswer struct {
-		in  packs.Init
-		err error
-	}
-	legacy := make(chan initAnswer, 1)
-	go func() {
-		in, err := initialize(ictx, s, version)
-		legacy <- initAnswer{in, err}
-	}()
-	var pending *initAnswer
-	for disc != nil || pending == nil {
-		select {
-		case a := <-disc:
-			if a.err == nil && classify(a.resp) {
-				icancel()
-				return modern(a)
-			}
-			disc = nil
-		case l := <-legacy:
-			if l.err == nil {
-				return l.in, nil
-			}
-			pending = &l // a failed initialize: a modern discover answer may still come
-			legacy = nil
-		}
-	}
-	return pending.in, pending.err
 }

@@ -21,7 +21,25 @@ type requester interface {
 // error means the server did not complete it; the returned Init holds what
 // was seen either way.
 func (s *Session) Initialize(ctx context.Context, version string) (packs.Init, error) {
-	return negotiate(ctx, s, s.setModern, version)
+	in, neg, err := negotiate(ctx, s, s.setModern, version)
+	s.mu.Lock()
+	s.negotiation = neg
+	s.mu.Unlock()
+	return in, err
+}
+
+// InitializeAs completes the handshake of an era already known, sending
+// nothing of the other era: EraModern sends server/discover alone and
+// awaits its answer within ctx; EraLegacy sends initialize alone.
+func (s *Session) InitializeAs(ctx context.Context, era, version string) (packs.Init, error) {
+	return initializeAs(ctx, s, s.setModern, era, version)
+}
+
+// Negotiated says how Initialize found the server's era.
+func (s *Session) Negotiated() Negotiation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.negotiation
 }
 
 // setModern switches the session to the modern era's requests.

@@ -53,6 +53,7 @@ type HTTP struct {
 	framesLost     int64
 	serverRequests []string
 	modern         string // the modern protocol version in use, "" for legacy
+	negotiation    Negotiation
 	closeOnce      sync.Once
 }
 
@@ -194,7 +195,10 @@ func (h *HTTP) transport() transport.HTTPConnection {
 // negotiate); a URL that refuses the initialize POST with a 4xx gets the
 // legacy HTTP+SSE transport instead, and the legacy handshake over it.
 func (h *HTTP) Initialize(ctx context.Context, version string) (packs.Init, error) {
-	in, err := negotiate(ctx, h, h.setModern, version)
+	in, neg, err := negotiate(ctx, h, h.setModern, version)
+	h.mu.Lock()
+	h.negotiation = neg
+	h.mu.Unlock()
 	if !errors.Is(err, transport.ErrLegacySSEServer) {
 		return in, err
 	}
@@ -202,6 +206,19 @@ func (h *HTTP) Initialize(ctx context.Context, version string) (packs.Init, erro
 		return in, fmt.Errorf("%v; the legacy HTTP+SSE transport failed too: %v", err, serr)
 	}
 	return initialize(ctx, h, version)
+}
+
+// InitializeAs completes the handshake of an era already known (see
+// Session.InitializeAs).
+func (h *HTTP) InitializeAs(ctx context.Context, era, version string) (packs.Init, error) {
+	return initializeAs(ctx, h, h.setModern, era, version)
+}
+
+// Negotiated says how Initialize found the server's era.
+func (h *HTTP) Negotiated() Negotiation {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.negotiation
 }
 
 // setModern switches the session to the modern era: the protocol version

@@ -59,6 +59,7 @@ type Session struct {
 	pending        map[string]context.CancelCauseFunc // JSON id → how to fail its request at once
 	serverRequests []string
 	modern         string // the modern protocol version in use, "" for legacy
+	negotiation    Negotiation
 	closeOnce      sync.Once
 }
 

@@ -23,6 +23,10 @@ import (
 // request with an empty result.
 func TestMain(m *testing.M) {
 	fixture.Dispatch()
+	if os.Getenv("SESSION_TEST_CHILD") == "slow" {
+		slowChild() // handshake_test.go
+		os.Exit(0)
+	}
 	if os.Getenv("SESSION_TEST_CHILD") == "huge" {
 		hugeChild() // cut_child_test.go
 		os.Exit(0)
@@ -110,27 +114,81 @@ func TestDeadIsClosed(t *testing.T) {
 	assert.False(t, s.Alive())
 }
 
-// TestEraRace: with no wait at all for server/discover, initialize goes out
-// beside it; a modern server's DiscoverResult still wins, and a legacy
-// server's -32601 still leads to its initialize. A slow modern server is
-// never taken for a legacy one.
+// TestEraRace: a server slower to start (slow-start: 1.5 s) than the wait
+// for server/discover (100 ms here) gets initialize beside the discover. A
+// modern-only server's DiscoverResult still wins (it refuses initialize),
+// a legacy server's -32601 still leads to its initialize, one that ignores
+// the discover gets the legacy handshake, and a dual-era server, which
+// answers both, is ErrBothEras: its session may be in either era, and the
+// caller starts it afresh (InitializeAs), which gives a clean modern
+// session.
 func TestEraRace(t *testing.T) {
-	saved := session.DiscoverWait
-	session.DiscoverWait = 0
-	t.Cleanup(func() { session.DiscoverWait = saved })
+	saved := session.DiscoverBound
+	session.DiscoverBound = 100 * time.Millisecond
+	t.Cleanup(func() { session.DiscoverBound = saved })
 	self, err := os.Executable()
 	require.NoError(t, err)
-	for flaws, want := range map[string]string{"modern": "2026-07-28", "": "2025-11-25", "no-unknown-method-answer": "2025-11-25"} {
+	open := func(flaws string) *session.Session {
 		proc, err := launch.Start(launch.Spec{Path: self, Args: []string{fixture.Verb, "-flaws=" + flaws}, Dir: t.TempDir()})
 		require.NoError(t, err)
 		s := session.Open(proc)
+		t.Cleanup(func() {
+			s.Close()
+			proc.Stop(time.Second, time.Second)
+		})
+		return s
+	}
+	for _, tc := range []struct {
+		flaws, want string
+		both        bool
+	}{
+		{"modern,slow-start", "2026-07-28", false},
+		{"slow-start", "2025-11-25", false},
+		{"no-unknown-method-answer,slow-start", "2025-11-25", false},
+		{"modern-dual-era,slow-start", "2026-07-28", true},
+	} {
+		s := open(tc.flaws)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		in, err := s.Initialize(ctx, session.LegacyVersion)
 		cancel()
-		s.Close()
-		proc.Stop(time.Second, time.Second)
-		require.NoError(t, err, flaws)
-		assert.Equal(t, want, in.Version, "fixture -flaws=%q", flaws)
+		assert.Equal(t, tc.both, s.Negotiated().BothEras, "fixture -flaws=%q", tc.flaws)
+		if tc.both {
+			require.ErrorIs(t, err, session.ErrBothEras)
+			s = open("modern-dual-era")
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			in, err = s.InitializeAs(ctx, session.EraModern, session.LegacyVersion)
+			cancel()
+			require.NoError(t, err)
+			res, err := s.Request(context.Background(), "tools/list", nil)
+			require.NoError(t, err)
+			assert.Contains(t, string(res.Result), `"resultType":"complete"`, "the fresh start's session is modern")
+		}
+		require.NoError(t, err, tc.flaws)
+		assert.Equal(t, tc.want, in.Version, "fixture -flaws=%q", tc.flaws)
 		assert.Equal(t, "sealmark-fixture", in.Server.Name)
 	}
+}
+
+// TestDiscoverIgnored: a legacy server that ignores server/discover gets
+// the legacy handshake once DiscoverBound passes, and the session says so.
+func TestDiscoverIgnored(t *testing.T) {
+	saved := session.DiscoverBound
+	session.DiscoverBound = 300 * time.Millisecond
+	t.Cleanup(func() { session.DiscoverBound = saved })
+	self, err := os.Executable()
+	require.NoError(t, err)
+	proc, err := launch.Start(launch.Spec{Path: self, Args: []string{fixture.Verb, "-flaws=no-unknown-method-answer"}, Dir: t.TempDir()})
+	require.NoError(t, err)
+	s := session.Open(proc)
+	t.Cleanup(func() {
+		s.Close()
+		proc.Stop(time.Second, time.Second)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	in, err := s.Initialize(ctx, session.LegacyVersion)
+	require.NoError(t, err)
+	assert.Equal(t, "2025-11-25", in.Version)
+	assert.True(t, s.Negotiated().DiscoverUnanswered)
+	assert.False(t, s.Negotiated().BothEras)
 }
