@@ -27,19 +27,27 @@ func requestWithin(p *packs.Pass, d time.Duration, method string, params any) (*
 	return p.Server.Request(ctx, method, params)
 }
 
-// emptyLists reports whether a result holds lists only, each empty (a
-// server answering resources/list with {"resources": []}), or nothing.
-func emptyLists(result json.RawMessage) bool {
+// emptyLists reports whether a result lists nothing: it holds the list
+// named key, empty, and no other list with anything in it (a server
+// answering resources/list with {"resources": []}); other fields, such as
+// a cursor or the modern era's cache hints, are not lists of anything.
+func emptyLists(result json.RawMessage, key string) bool {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(result, &m) != nil {
 		return false
 	}
+	if _, ok := m[key]; !ok {
+		return false
+	}
 	for k, v := range m {
-		if k == "_meta" || k == "nextCursor" || k == "resultType" {
+		var list []json.RawMessage
+		if json.Unmarshal(v, &list) != nil {
+			if k == key {
+				return false
+			}
 			continue
 		}
-		var list []json.RawMessage
-		if json.Unmarshal(v, &list) != nil || len(list) > 0 {
+		if len(list) > 0 {
 			return false
 		}
 	}
@@ -110,7 +118,7 @@ var capabilitiesServed = packs.Probe{
 				// offers (medium); an empty list hides nothing (low).
 				f := p.Reportf("the server answers %s but did not declare the %s capability", fm.method, fm.capability)
 				f.Severity = packs.Medium
-				if emptyLists(res.Result) {
+				if emptyLists(res.Result, fm.capability) {
 					f.Severity = packs.Low
 				}
 				f.Evidencef("response", "%s: %s; capabilities %s", fm.method, brief(res.Result), keys(p.Surface.Init.Capabilities))

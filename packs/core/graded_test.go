@@ -28,6 +28,10 @@ func TestHostileGraded(t *testing.T) {
 		{"asks-client-flood", "CORE-CLIENT-CAPABILITIES", packs.High, report.ExitFindings},
 		{"close-stdout-on-call", "CORE-TOOL-SWEEP", packs.High, report.ExitFindings},
 		{"asks-client", "CORE-CLIENT-CAPABILITIES", packs.Medium, report.ExitClean},
+		// An undeclared feature serving content is medium (an empty list,
+		// as the official Go SDK answers, is low: TestEmptyLists and the
+		// sdkservers calibration pin it).
+		{"resources-undeclared", "CORE-CAPABILITIES-SERVED", packs.Medium, report.ExitClean},
 		{"", "CORE-TOOL-SWEEP", 0, report.ExitClean},
 	}
 	reps := make([]*report.Report, len(cases))

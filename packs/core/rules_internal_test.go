@@ -220,18 +220,19 @@ func TestSlowParam(t *testing.T) {
 // graded low by capabilities-served, one with content medium.
 func TestEmptyLists(t *testing.T) {
 	for _, c := range []struct {
-		result string
-		want   bool
+		result, key string
+		want        bool
 	}{
-		{`{"resources":[]}`, true},
-		{`{"prompts":[],"nextCursor":"x","_meta":{"a":1}}`, true},
-		{`{}`, true},
-		{`{"resources":[{"uri":"file:///a"}]}`, false},
-		{`{"resources":"none"}`, false},
-		{`[]`, false},
+		{`{"resources":[]}`, "resources", true},
+		{`{"prompts":[],"nextCursor":"x","ttlMs":0,"_meta":{"a":1}}`, "prompts", true},
+		{`{}`, "resources", false},
+		{`{"resources":[{"uri":"file:///a"}]}`, "resources", false},
+		{`{"resources":[],"resourceTemplates":[{"uriTemplate":"a"}]}`, "resources", false},
+		{`{"resources":"none"}`, "resources", false},
+		{`[]`, "resources", false},
 	} {
-		if got := emptyLists(json.RawMessage(c.result)); got != c.want {
-			t.Errorf("emptyLists(%s) = %v, want %v", c.result, got, c.want)
+		if got := emptyLists(json.RawMessage(c.result), c.key); got != c.want {
+			t.Errorf("emptyLists(%s, %s) = %v, want %v", c.result, c.key, got, c.want)
 		}
 	}
 }
