@@ -51,10 +51,14 @@ line() { awk -F'\t' -v n="$1" '$0 !~ /^#/ && $1 == n' "$manifest"; }
 # --server-timeout, writing NAME.json, NAME.txt (the text report and
 # progress) and NAME.rc (sealmark's exit code; 124 when the bound killed it).
 runone() {
-	local name=$1 l pkg ver entry args envs
+	local name=$1 l entry args envs
 	l=$(line "$name")
 	[ -n "$l" ] || { echo "run.sh: no server $name in $manifest" >&2; return 2; }
-	IFS=$'\t' read -r _ pkg ver entry args envs <<<"$l"
+	# cut, not read: read folds runs of tabs, so an empty args field would
+	# shift the env into the args.
+	entry=$(cut -f4 <<<"$l")
+	args=$(cut -f5 <<<"$l")
+	envs=$(cut -f6 <<<"$l")
 	local flags=(--active --yes --json "$out/$name.json")
 	local kv
 	for kv in $envs; do flags+=(--env "$kv"); done

@@ -74,6 +74,9 @@ def findings(reports, names):
         if os.path.exists(rcpath):
             rc = open(rcpath).read().strip()
         jpath = os.path.join(reports, name + ".json")
+        if rc is None:
+            harness.append((name, "not run", ""))
+            continue
         if not os.path.exists(jpath):
             tail = ""
             tpath = os.path.join(reports, name + ".txt")
