@@ -13,7 +13,6 @@ probes in error).
 """
 import argparse
 import collections
-import csv
 import hashlib
 import json
 import os
@@ -60,10 +59,10 @@ def checks(path):
     out = []
     if not os.path.exists(path):
         return out
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            out.append(row)
-    return out
+    with open(path) as f:
+        lines = f.read().splitlines()
+    head = lines[0].split("\t")
+    return [dict(zip(head, l.split("\t"))) for l in lines[1:] if l.strip()]
 
 
 def findings(reports, names):
@@ -145,7 +144,7 @@ def main():
     causes = collections.Counter(r["cause"] for r in rows if r["verdict"] == "false")
     with open(a.md, "w") as f:
         w = f.write
-        w("%d critical and high findings on %d servers: %d true, %d false, %d unchecked" % (n, len({r["server"] for r in rows}), count["true"], count["false"], count["unchecked"]))
+        w("%d critical and high findings on %d servers: %d true, %d false, %d unsure, %d unchecked" % (n, len({r["server"] for r in rows}), count["true"], count["false"], count["unsure"], count["unchecked"]))
         if count["true"] + count["false"]:
             w("; %.0f%% of the checked ones true" % (100.0 * count["true"] / (count["true"] + count["false"])))
         w(".\n\n")
