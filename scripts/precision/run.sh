@@ -109,5 +109,5 @@ if [ -z "$table_only" ]; then
 fi
 
 python3 "$here/table.py" --manifest "$manifest" --reports "$out" \
-	--checks "$root/docs/precision-checks.tsv" --tsv "$out/findings.tsv" --md "$out/table.md"
-echo "findings: $out/findings.tsv; table: $out/table.md"
+	--checks "$root/docs/precision-checks.tsv" --tsv "$out/findings.tsv" --md "$out/table.md" --grouped "$out/grouped.md"
+echo "findings: $out/findings.tsv; tables: $out/table.md (every finding), $out/grouped.md (by server, probe and check)"

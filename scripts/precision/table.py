@@ -121,6 +121,31 @@ def join(rows, cks):
     return rows
 
 
+def grouped(path, rows, harness):
+    """One row per server, probe, verdict and cause: the count, one message
+    for example, and the check (how, why) once."""
+    groups = collections.OrderedDict()
+    for r in sorted(rows, key=lambda r: (r["server"], r["probe"], r["verdict"], r["cause"])):
+        k = (r["server"], r["probe"], r["verdict"], r["cause"])
+        if k not in groups:
+            groups[k] = {"n": 0, "sev": set(), "example": r["message"], "how": r["how"], "why": r["why"]}
+        g = groups[k]
+        g["n"] += 1
+        g["sev"].add(r["severity"])
+    with open(path, "w") as f:
+        w = f.write
+        w("| server | probe | findings | sev | for example | verdict | cause | how checked | why |\n")
+        w("|---|---|---|---|---|---|---|---|---|\n")
+        for (server, probe, verdict, cause), g in groups.items():
+            w("| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n" % (
+                cell(server), cell(probe), g["n"], "/".join(sorted(g["sev"])), cell(one_line(g["example"], 160)),
+                verdict, cell(cause), cell(g["how"]), cell(g["why"])))
+        if harness:
+            w("\nThe harness itself:\n\n| server | what | detail |\n|---|---|---|\n")
+            for h in harness:
+                w("| %s | %s | %s |\n" % tuple(cell(x) for x in h))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--manifest", required=True)
@@ -128,6 +153,7 @@ def main():
     ap.add_argument("--checks", required=True)
     ap.add_argument("--tsv", required=True)
     ap.add_argument("--md", required=True)
+    ap.add_argument("--grouped", help="also write a markdown table with one row per server, probe, verdict and cause")
     a = ap.parse_args()
 
     names = manifest(a.manifest)
@@ -148,6 +174,10 @@ def main():
         if count["true"] + count["false"]:
             w("; %.0f%% of the checked ones true" % (100.0 * count["true"] / (count["true"] + count["false"])))
         w(".\n\n")
+        groups = collections.Counter()
+        for v, _, _ in {(r["verdict"], r["server"], r["probe"]) for r in rows}:
+            groups[v] += 1
+        w("By distinct (server, probe): %d true, %d false, %d unsure, %d unchecked.\n\n" % (groups["true"], groups["false"], groups["unsure"], groups["unchecked"]))
         if causes:
             w("False findings by cause:\n\n| cause | findings |\n|---|---|\n")
             for c, k in sorted(causes.items(), key=lambda x: (-x[1], x[0])):
@@ -165,6 +195,8 @@ def main():
             w("\nThe harness itself:\n\n| server | what | detail |\n|---|---|---|\n")
             for h in harness:
                 w("| %s | %s | %s |\n" % tuple(cell(x) for x in h))
+    if a.grouped:
+        grouped(a.grouped, rows, harness)
     print("%d findings (%d unchecked); %d harness notes" % (n, count["unchecked"], len(harness)), file=sys.stderr)
 
 
