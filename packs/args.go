@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Arguments synthesizes a valid arguments object for a tool from its input
@@ -31,11 +32,28 @@ func Arguments(schema json.RawMessage, token string, fill map[string]any) (map[s
 	sort.Strings(required)
 	for _, name := range required {
 		args[name] = value(s.Properties[name], token, 0)
+		if n, ok := args[name].(int); ok && n == 1 && processID(name) {
+			args[name] = NoProcess
+		}
 	}
 	for k, v := range fill {
 		args[k] = v
 	}
 	return args, err
+}
+
+// NoProcess is the process id a synthesized call names: above the largest
+// pid_max Linux allows (2^22), so it names no process. A plain 1 would name
+// the first process of the server's pid namespace (in a sandbox, the
+// containment shim, whose end ends the server) and, uncontained, init.
+const NoProcess = 99_999_999
+
+// processID reports whether an argument name speaks of a process id: pid,
+// ppid, pgid, processId, process_id, target_pid.
+func processID(name string) bool {
+	n := NormalizeName(name)
+	return n == "pid" || n == "ppid" || n == "pgid" || n == "processid" || n == "process" ||
+		strings.HasSuffix(n, "pid") || strings.HasSuffix(n, "processid")
 }
 
 // value makes a value that satisfies one property schema.

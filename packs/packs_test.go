@@ -148,3 +148,27 @@ func TestLegacyVersionIsTheNewestLegacy(t *testing.T) {
 		t.Errorf("KnownVersions %v: want LegacyVersion %s last of the legacy ones, then %s", packs.KnownVersions, packs.LegacyVersion, packs.ModernVersion)
 	}
 }
+
+// TestArgumentsNameNoProcess: a required number that names a process (pid,
+// processId, target_pid) gets a pid no process has, never 1, which in a
+// sandbox is the containment shim: desktop-commander 0.2.52's kill_process
+// and force_terminate, called by the sweep with pid 1, ended the server and
+// the exit was charged to a later tool. Other numbers keep 1.
+func TestArgumentsNameNoProcess(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{
+		"pid":{"type":"number"},"processId":{"type":"integer"},"target_pid":{"type":"integer"},
+		"count":{"type":"integer"},"pids":{"type":"array"}},
+		"required":["pid","processId","target_pid","count"]}`)
+	args, err := packs.Arguments(schema, "tok", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"pid", "processId", "target_pid"} {
+		if args[name] != packs.NoProcess {
+			t.Errorf("%s = %v, want %d", name, args[name], packs.NoProcess)
+		}
+	}
+	if args["count"] != 1 {
+		t.Errorf("count = %v, want 1", args["count"])
+	}
+}
