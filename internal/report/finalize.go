@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sealmark/sealmark/internal/redact"
@@ -15,7 +17,8 @@ import (
 //     a nil r skips this step;
 //  2. every finding without a Fingerprint gets Fingerprint(probe ID, message),
 //     computed on the redacted message, so it is stable across runs;
-//  3. Schema is set to SchemaVersion when empty, nil Packs and Probes become
+//  3. a probe's findings that share a fingerprint fold into one (fold);
+//  4. Schema is set to SchemaVersion when empty, nil Packs and Probes become
 //     empty lists, and Summary is computed from Packs.
 //
 // Call it once, after the run, before any writer.
@@ -51,9 +54,55 @@ func Finalize(rep *Report, r *redact.Redactor) {
 					f.Fingerprint = Fingerprint(pr.ID, f.Message)
 				}
 			}
+			pr.Findings = fold(pr.Findings)
 		}
 	}
 	rep.Summary = summarize(rep)
+}
+
+// maxFoldedEvidence bounds the evidence a folded finding gathers from its
+// repeats.
+const maxFoldedEvidence = 10
+
+// fold makes one finding of a probe's findings that share a fingerprint
+// (the same rule and the same thing wrong, seen again: a program run once
+// per call, the same file written by two tools): the first keeps its
+// place, takes the highest severity among them, and gathers the others'
+// evidence it lacks (at most maxFoldedEvidence items) and a count of the
+// repeats. A finding the baseline accepted folds only with accepted ones.
+func fold(findings []packs.Finding) []packs.Finding {
+	if len(findings) < 2 {
+		return findings
+	}
+	type key struct {
+		fp       string
+		accepted bool
+	}
+	first := map[key]int{}
+	repeats := map[int]int{}
+	out := findings[:0:0]
+	for _, f := range findings {
+		k := key{f.Fingerprint, f.Accepted != ""}
+		i, seen := first[k]
+		if !seen || f.Fingerprint == "" {
+			first[k] = len(out)
+			out = append(out, f)
+			continue
+		}
+		g := &out[i]
+		g.Severity = max(g.Severity, f.Severity)
+		for _, e := range f.Evidence {
+			if len(g.Evidence) < maxFoldedEvidence && !slices.Contains(g.Evidence, e) {
+				g.Evidence = append(g.Evidence, e)
+			}
+		}
+		repeats[i]++
+	}
+	for i, n := range repeats {
+		out[i].Evidence = append(out[i].Evidence, packs.Evidence{Observer: "report",
+			Detail: fmt.Sprintf("seen %d times in this probe (one finding: the same rule and the same thing wrong)", n+1)})
+	}
+	return out
 }
 
 // verdicts lists the five verdicts in the order the summary names them.

@@ -62,7 +62,7 @@ func TestFinalizeSummaryAndDefaults(t *testing.T) {
 	rep := &Report{Packs: []Pack{
 		{Name: "a", Probes: []Probe{
 			{Verdict: packs.Passed, Findings: []packs.Finding{{Severity: packs.Info}}}, // not failing: not counted
-			{Verdict: packs.Failed, Findings: []packs.Finding{{Severity: packs.Critical}, {Severity: packs.High}}},
+			{Verdict: packs.Failed, Findings: []packs.Finding{{Severity: packs.Critical, Message: "one"}, {Severity: packs.High, Message: "two"}}},
 			{Verdict: packs.Failed, Findings: []packs.Finding{{Severity: packs.High}}},
 			{Verdict: packs.NotApplicable},
 			{Verdict: packs.Inconclusive, Findings: []packs.Finding{{Severity: packs.Low}}}, // not counted
