@@ -2,6 +2,7 @@ package effects_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,4 +120,80 @@ func probe(t *testing.T, rep *report.Report, id string) report.Probe {
 	}
 	t.Fatalf("%s did not run", id)
 	return report.Probe{}
+}
+
+// TestNodeSpawns pins the spawns probe on Node's own child_process (libuv),
+// which the measured servers use: sdk_info runs xcrun, installed nowhere,
+// and libuv tries it in every PATH directory (checked by hand: strace -f
+// -e trace=execve node sdkinfo.js shows one execve per PATH directory, all
+// ENOENT; the old judge reported a high "ran xcrun --show-sdk-path"
+// finding per directory, naming each: 14 under sealmark run here, as
+// measured in issue #25). Now one low finding.
+// clone_http and clone_file clone with git, which their descriptions
+// name: git-remote-http (http) and sh -c git-upload-pack,
+// git-upload-pack and git pack-objects (file://) are git's, not the
+// tool's (the old judge reported git-remote-http, the shell and
+// git-upload-pack as high findings), and the probe passes, with the
+// helpers seen.
+func TestNodeSpawns(t *testing.T) {
+	t.Parallel()
+	for _, prog := range []string{"node", "git"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("%s is not on PATH", prog)
+		}
+	}
+	t.Run("xcrun-not-found", func(t *testing.T) {
+		t.Parallel()
+		script := copyScript(t, "sdkinfo.js")
+		rep := packtest.MustRun(t, config(false, "node", script))
+		p := probe(t, rep, "EFFECTS-SPAWNS")
+		require.Equal(t, packs.Failed, p.Verdict, "%s; notes %q", p.Reason, p.Notes)
+		require.Len(t, p.Findings, 1, "%v", p.Findings)
+		f := p.Findings[0]
+		assert.Equal(t, packs.Low, f.Severity)
+		assert.Equal(t, "sdk_info() tried to run xcrun (not found)", f.Message)
+		all := strings.ReplaceAll(f.String(), "{sandbox_top}/bin/", "")
+		assert.Contains(t, all, "places on PATH")
+		for _, dir := range hostPath() {
+			assert.NotContains(t, all, dir+"/xcrun", "a host PATH directory in the finding")
+		}
+	})
+	t.Run("git-helpers", func(t *testing.T) {
+		t.Parallel()
+		script := copyScript(t, "cloner.js")
+		repo := filepath.Join(filepath.Dir(script), "repo")
+		for _, args := range [][]string{{"init", "-q", repo}, {"-C", repo, "-c", "user.name=s", "-c", "user.email=s@sealmark.invalid", "commit", "-q", "--allow-empty", "-m", "x"}} {
+			out, err := exec.Command("git", args...).CombinedOutput()
+			require.NoError(t, err, "%s", out)
+		}
+		rep := packtest.MustRun(t, config(false, "node", script, repo))
+		p := probe(t, rep, "EFFECTS-SPAWNS")
+		require.Equal(t, packs.Passed, p.Verdict, "%s; findings %v", p.Reason, p.Findings)
+		seen := map[string]bool{}
+		for _, pk := range rep.Packs {
+			for _, pr := range pk.Probes {
+				for _, o := range pr.Observations {
+					if o.Observer == "egress" && o.Data["op"] == "exec" && o.Data["found"] == "true" {
+						seen[filepath.Base(o.Data["path"])] = true
+					}
+				}
+			}
+		}
+		for _, helper := range []string{"git-remote-http", "sh", "git-upload-pack"} {
+			assert.True(t, seen[helper], "git started no %s: %v", helper, seen)
+		}
+	})
+}
+
+// copyScript copies a testdata script into a directory of its own, the
+// server's install directory.
+func copyScript(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "srv")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	script := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(script, b, 0o644))
+	return script
 }
