@@ -50,7 +50,9 @@
 // to run xcrun (not found)" (low: nothing ran; the tool reaches for a
 // program that would run where it is installed). What the server's own
 // runtime starts is not the tool's: its package's binaries (in {install}
-// or the node_modules tree holding it), and below a git the tool ran,
+// when a package marker such as package.json makes it a package's, or the
+// node_modules tree holding it), its own program run again, and below a
+// git the tool ran,
 // git's remote helpers (git-remote-http), its exec-path programs (a
 // git-core directory) and the shell of its own transport command.
 // Messages and evidence show no directory of the host's own: a program is

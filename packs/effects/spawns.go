@@ -2,8 +2,10 @@ package effects
 
 import (
 	"encoding/json"
+	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sealmark/sealmark/observers"
@@ -21,12 +23,13 @@ var spawns = packs.Probe{
 		if r == nil {
 			return
 		}
+		own := ownPrograms(p)
 		for _, c := range r.calls {
 			t, _ := p.Surface.Tool(c.tool)
 			if runsPrograms(t) {
 				continue
 			}
-			for _, a := range attempted(p, programs(of(c.recs, observers.KindProcess), r.egress)) {
+			for _, a := range attempted(p, own, programs(of(c.recs, observers.KindProcess), r.egress)) {
 				if names(t, a.name) || names(t, strings.TrimPrefix(a.name, "sm-")) {
 					continue
 				}
@@ -54,10 +57,10 @@ type attempt struct {
 
 // attempted groups a call's exec records by the program they name, one
 // attempt per program in the order first tried, and leaves out what the
-// server's own runtime started (see runtimeStarted). An exec ran unless
+// server's own runtime started (see ownership.started). An exec ran unless
 // the egress observer found nothing there to run: a PATH search, one
 // execve per directory, is one attempt that ran at most once.
-func attempted(p *packs.Pass, recs []observers.Record) []*attempt {
+func attempted(p *packs.Pass, own ownership, recs []observers.Record) []*attempt {
 	var out []*attempt
 	by := map[string]*attempt{}
 	images := map[string]string{}  // pid -> the base name of what it runs now
@@ -70,11 +73,11 @@ func attempted(p *packs.Pass, recs []observers.Record) []*attempt {
 		name := execName(r)
 		found := r.Data[keyFound]
 		ran := found != "false" && found != "not-executable"
-		own := runtimeStarted(p, r, images, parents)
+		theirs := own.started(r, images, parents)
 		if ran && pid != "" {
 			images[pid] = name
 		}
-		if own || name == "" {
+		if theirs || name == "" {
 			continue
 		}
 		a := by[name]
@@ -143,20 +146,60 @@ func (a *attempt) report(p *packs.Pass, shown string) {
 	}
 }
 
-// runtimeStarted reports whether an exec is the server's own runtime at
-// work rather than the tool's choice: a binary of the server's own
-// package (in its install directory, or the node_modules tree that holds
-// it: its dependencies' binaries, node_modules/.bin), or, below a git
-// the tool ran (a process whose parent, or an ancestor of it, runs git),
-// git's remote helpers (git-remote-http, ...), the programs in git's
-// exec-path (a git-core directory: git-upload-pack, git itself for a
-// sub-command) and the shell git starts for its own transport command
-// (sh -c "git-upload-pack '...'"). A program such a process starts that
-// is none of these (a command an --upload-pack or core.sshCommand named)
-// is still the tool's.
-func runtimeStarted(p *packs.Pass, r observers.Record, images, parents map[string]string) bool {
+// ownership is what the server's own runtime may start without the tool
+// being charged for it.
+type ownership struct {
+	install string   // the server's install directory, when it holds a package
+	modules string   // the node_modules tree that holds the install directory
+	self    []string // the server's own program, when in its install directory
+}
+
+// packageMarkers name a package's root directory (as the engine's
+// {install} does).
+var packageMarkers = []string{"package.json", "pyproject.toml", "setup.py", "Cargo.toml", "go.mod"}
+
+// ownPrograms reads, for the pass, what belongs to the server's package:
+// its install directory when a package marker says it is a package's
+// (not a directory any program may be in, /usr/bin), the node_modules
+// tree holding it, and the program its start ran (the egress observer's
+// start record) when that is in the install directory (a server that
+// runs itself again, a compiled server's subcommand).
+func ownPrograms(p *packs.Pass) ownership {
+	var o ownership
+	if p.Install == "" {
+		return o
+	}
+	for _, m := range packageMarkers {
+		if _, err := os.Stat(filepath.Join(p.Install, m)); err == nil {
+			o.install = p.Install
+			break
+		}
+	}
+	o.modules = nodeModules(p.Install)
+	if p.Observed != nil {
+		for _, r := range p.Observed.Pack() {
+			if r.Observer == "egress" && r.Data[observers.KeyOp] == "exec" && r.Data[observers.KeyStart] == "true" && within(r.Data[observers.KeyPath], p.Install) {
+				o.self = append(o.self, r.Data[observers.KeyPath])
+			}
+		}
+	}
+	return o
+}
+
+// started reports whether an exec is the server's own runtime at work
+// rather than the tool's choice: a binary of the server's own package
+// (in its install directory, or the node_modules tree that holds it: its
+// dependencies' binaries, node_modules/.bin), its own program run again,
+// or, below a git the tool ran (a process whose parent, or an ancestor of
+// it, runs git), git's remote helpers (git-remote-http, ...), the
+// programs in git's exec-path (a git-core directory: git-upload-pack, git
+// itself for a sub-command) and the shell git starts for its own
+// transport command (sh -c "git-upload-pack '...'"). A program such a
+// process starts that is none of these (a command an --upload-pack or
+// core.sshCommand named) is still the tool's.
+func (o ownership) started(r observers.Record, images, parents map[string]string) bool {
 	at := pathOf(r)
-	if filepath.IsAbs(at) && p.Install != "" && (within(at, p.Install) || within(at, nodeModules(p.Install))) {
+	if filepath.IsAbs(at) && (within(at, o.install) || within(at, o.modules) || slices.Contains(o.self, at)) {
 		return true
 	}
 	if !underGit(r.Data[keyPpid], images, parents) {

@@ -2,6 +2,8 @@ package effects
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,7 +27,7 @@ func execRec(pid, ppid, path, found string, argv ...string) observers.Record {
 // judged runs what the spawns probe does with one call's exec records
 // and returns the findings, each as "severity: message | evidence...".
 func judged(p *packs.Pass, recs []observers.Record) []string {
-	for _, a := range attempted(p, programs(recs, true)) {
+	for _, a := range attempted(p, ownPrograms(p), programs(recs, true)) {
 		a.report(p, "t()")
 	}
 	_, _, fs, _ := p.Outcome()
@@ -79,10 +81,14 @@ func TestSpawnsPathSearch(t *testing.T) {
 // exec-path programs and the shell of its own transport command are
 // git's; what such a shell runs otherwise is the tool's. A remote helper
 // the server starts itself, not below git, is the tool's. The package's
-// own binaries (its install directory, the node_modules tree that holds
-// it) are not the tool's.
+// own binaries (its install directory when a package marker makes it a
+// package's, the node_modules tree that holds it) are not the tool's.
 func TestSpawnsRuntime(t *testing.T) {
-	p := &packs.Pass{Probe: &spawns, Install: "/srv/app/node_modules/@acme/mcp"}
+	app := t.TempDir()
+	install := filepath.Join(app, "node_modules", "@acme", "mcp")
+	require.NoError(t, os.MkdirAll(filepath.Join(install, "bin"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(install, "package.json"), []byte("{}"), 0o644))
+	p := &packs.Pass{Probe: &spawns, Install: install}
 	recs := []observers.Record{
 		execRec("2", "1", "/usr/bin/git", "true", "git", "clone", "http://127.0.0.1:9/r.git"),
 		execRec("3", "2", "/usr/lib/git-core/git", "true", "/usr/lib/git-core/git", "remote-http", "origin", "http://127.0.0.1:9/r.git"),
@@ -93,9 +99,9 @@ func TestSpawnsRuntime(t *testing.T) {
 		execRec("8", "2", "/bin/sh", "true", "/bin/sh", "-c", "curl evil '/r'", "curl evil '/r'"),
 		execRec("9", "8", "/usr/bin/curl", "true", "curl", "evil", "/r"),
 		execRec("10", "1", "/usr/lib/git-core/git-remote-https", "true", "git-remote-https", "origin"),
-		execRec("11", "1", "/srv/app/node_modules/@acme/mcp/bin/helper", "true", "helper"),
-		execRec("12", "1", "/srv/app/node_modules/.bin/esbuild", "true", "esbuild"),
-		execRec("13", "1", "/srv/other/bin/helper2", "true", "helper2"),
+		execRec("11", "1", filepath.Join(install, "bin", "helper"), "true", "helper"),
+		execRec("12", "1", filepath.Join(app, "node_modules", ".bin", "esbuild"), "true", "esbuild"),
+		execRec("13", "1", filepath.Join(app, "other", "helper2"), "true", "helper2"),
 	}
 	got := judged(p, recs)
 	var msgs []string
@@ -109,6 +115,17 @@ func TestSpawnsRuntime(t *testing.T) {
 		"high: t() ran git-remote-https origin",
 		"high: t() ran helper2",
 	}, msgs)
+}
+
+// TestSpawnsNoPackage: a server started from a directory that is no
+// package's (a program in /usr/local/bin, say) has no binaries of its
+// own there but itself: the other programs beside it are the tool's.
+func TestSpawnsNoPackage(t *testing.T) {
+	bin := t.TempDir()
+	p := &packs.Pass{Probe: &spawns, Install: bin}
+	got := judged(p, []observers.Record{execRec("2", "1", filepath.Join(bin, "curl"), "true", "curl", "x")})
+	require.Len(t, got, 1, "%q", got)
+	assert.True(t, strings.HasPrefix(got[0], "high: t() ran curl x"), got[0])
 }
 
 func TestNodeModules(t *testing.T) {
