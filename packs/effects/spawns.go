@@ -113,7 +113,11 @@ func (a *attempt) report(p *packs.Pass, shown string) {
 				f.Evidencef(r.Observer, "and %d more runs of %s", len(a.ran)-i, a.name)
 				break
 			}
-			f.Evidencef(r.Observer, "pid %s ran %s with argv %s", r.Data[observers.KeyPid], shownPath(p, pathOf(r)), argvText(p, r))
+			at := shownPath(p, pathOf(r))
+			if at == "" {
+				at = a.name // an exec log line names no file
+			}
+			f.Evidencef(r.Observer, "pid %s ran %s with argv %s", r.Data[observers.KeyPid], at, argvText(p, r))
 		}
 		return
 	}

@@ -143,3 +143,18 @@ func TestArgvText(t *testing.T) {
 	got := argvText(p, execRec("1", "", "/usr/bin/x", "true", "x", long, long, long))
 	assert.Equal(t, `["x","`+long+`","`+long+`","…"]`, got)
 }
+
+// TestSpawnsWithoutEgress: where only the process observer watched, each
+// process seen is a program that ran, as before, its evidence naming it.
+func TestSpawnsWithoutEgress(t *testing.T) {
+	p := &packs.Pass{Probe: &spawns}
+	rec := observers.Record{Kind: observers.KindProcess, Observer: "process", Data: map[string]string{
+		observers.KeyOp: "exec", observers.KeyPid: "7", observers.KeyProg: "sm-echo", observers.KeyArgv: `["sm-echo","x"]`}}
+	for _, a := range attempted(p, ownPrograms(p), programs([]observers.Record{rec}, false)) {
+		a.report(p, "t()")
+	}
+	_, _, fs, _ := p.Outcome()
+	require.Len(t, fs, 1)
+	assert.Equal(t, "t() ran sm-echo x", fs[0].Message)
+	assert.Equal(t, `pid 7 ran sm-echo with argv ["sm-echo","x"]`, fs[0].Evidence[0].Detail)
+}
