@@ -37,8 +37,17 @@
 // "af<N>", or "unreadable" when the address could not be read), addr,
 // port, pid and verdict ("allow" or "deny"); Kind observers.KindProcess
 // with Data op="exec", path, argv (a JSON array, at most 64 arguments
-// and 8 KiB), pid and verdict="allow", and start="true" on the server's
-// own start (the first exec, never attributed to a probe). A sendmsg
+// and 8 KiB), pid (the process: a thread's exec names its thread group,
+// with tid the thread when it is not the first), ppid (its parent),
+// found and verdict="allow", and start="true" on the server's own start
+// (the first exec, never attributed to a probe). The answer comes before
+// the kernel runs the exec and never tells how it ended, so found says
+// whether the path (resolved as an open's is) names, under the caller's
+// own root, a file to run: "true", "false" (no such file: the kernel
+// answers ENOENT or ENOTDIR, and nothing runs, as in every miss of a PATH
+// search) or "not-executable" (a directory, or a file without an execute
+// bit: EACCES); absent when that could not be told (a magic link such as
+// /proc/self/exe, a lookup that failed or took longer than a read may). A sendmsg
 // without an address (a connected socket) is let through unrecorded.
 //
 // Opens, changes to entries and signals are observations only: the answer is always CONTINUE

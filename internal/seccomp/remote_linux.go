@@ -36,6 +36,13 @@ type reader struct {
 // read copies n bytes at addr in process pid; a short result means the
 // memory ended (a fault) after it.
 func (r *reader) read(pid int, addr uint64, n int) ([]byte, error) {
+	return r.bounded(func() ([]byte, error) { return r.fetch(pid, addr, n) })
+}
+
+// bounded runs f, a look into the caller (its memory, or its files as it
+// sees them), and waits for it up to r.timeout: past that it is abandoned
+// and counted stuck until it returns.
+func (r *reader) bounded(f func() ([]byte, error)) ([]byte, error) {
 	if r.stuck.Load() >= maxStuckReads {
 		return nil, errReadsStuck
 	}
@@ -48,7 +55,7 @@ func (r *reader) read(pid int, addr uint64, n int) ([]byte, error) {
 	r.running.Add(1)
 	go func() {
 		defer r.running.Add(-1)
-		b, err := r.fetch(pid, addr, n)
+		b, err := f()
 		done <- result{b, err}
 		if !state.CompareAndSwap(0, 1) {
 			r.stuck.Add(-1) // abandoned, and now unblocked

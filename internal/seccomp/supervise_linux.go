@@ -322,12 +322,42 @@ func (s *loop) exec(n notif) call {
 		data["truncated"] = "true"
 	}
 	data["path"] = path
+	if b, err := s.rd.bounded(func() ([]byte, error) {
+		tgid, ppid, err := procIDs(pid)
+		return []byte(strconv.Itoa(tgid) + " " + strconv.Itoa(ppid)), err
+	}); err == nil {
+		tgid, ppid, _ := strings.Cut(string(b), " ")
+		if tgid != data["pid"] {
+			data["tid"], data["pid"] = data["pid"], tgid
+		}
+		data["ppid"] = ppid
+	}
+	if data["error"] == "" && !cut && path != "" {
+		dirfd := int64(unix.AT_FDCWD)
+		if d, ok := data["dirfd"]; ok {
+			dirfd, _ = strconv.ParseInt(d, 10, 32)
+		}
+		if abs, err := absolute(pid, dirfd, path); err == nil {
+			if b, err := s.rd.bounded(func() ([]byte, error) {
+				found, err := execFound(pid, abs)
+				return []byte(found), err
+			}); err == nil {
+				data["found"] = string(b)
+			}
+		}
+	}
 	if argv == nil {
 		argv = []string{}
 	}
 	js, _ := json.Marshal(argv)
 	data["argv"] = string(js)
-	summary := fmt.Sprintf("pid %d exec %s %s", pid, strconv.Quote(path), js)
+	summary := fmt.Sprintf("pid %s exec %s %s", data["pid"], strconv.Quote(path), js)
+	switch data["found"] {
+	case foundNo:
+		summary += " (no such file: nothing runs)"
+	case foundNotExec:
+		summary += " (not an executable file: nothing runs)"
+	}
 	return call{allow: true, exec: true, records: []observers.Record{{Kind: observers.KindProcess, Summary: summary, Data: data}}}
 }
 

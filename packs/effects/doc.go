@@ -40,9 +40,24 @@
 // the system temp directory ({tmp}) medium, anywhere else critical.
 // shared-output reads the files observer: a world-writable file (high),
 // or a group- or world-readable file in the temp directory holding what
-// the call was given (medium). spawns reads the process observers: a tool
-// whose name, description and arguments say nothing of running programs
-// must not run one it does not name (git in git_status is named). listeners
+// the call was given (medium). spawns reads the process observers (the
+// egress observer's exec records where it watched): a tool whose name,
+// description and arguments say nothing of running programs must not run
+// one it does not name (git in git_status is named). It gives one finding
+// per program a call tried, however many execs that took: a PATH search
+// (one execve per directory) that found the program is "ran git clone
+// ..." (high), one that found it nowhere in the server's view is "tried
+// to run xcrun (not found)" (low: nothing ran; the tool reaches for a
+// program that would run where it is installed). What the server's own
+// runtime starts is not the tool's: its package's binaries (in {install}
+// when a package marker such as package.json makes it a package's, or the
+// node_modules tree holding it), its own program run again, and below a
+// git the tool ran,
+// git's remote helpers (git-remote-http), its exec-path programs (a
+// git-core directory) and the shell of its own transport command.
+// Messages and evidence show no directory of the host's own: a program is
+// shown by its sandbox, {install}, {tmp} or system path (/usr/bin/git),
+// else by its bare name. listeners
 // reads the sockets observer: a listener a call left open (high on all
 // interfaces). network lists each call's refused network attempts (info)
 // and names a server still trying in the quiet window (medium).

@@ -46,7 +46,11 @@
 //     $NAME must not reveal SEALMARK_CANARY or SEALMARK_FAKE_API_KEY (the
 //     pack's start gets them too);
 //   - output-flood (medium, CWE-400): 100 MiB from sm-spew must not come
-//     back as more than 1 MiB;
+//     back as more than 1 MiB of output in one message, measured as the
+//     tool returned it: the decoded text of the result's content (or its
+//     structuredContent, whichever is more), not the JSON-RPC line, so
+//     output capped at exactly 1 MiB (Node's default maxBuffer) passes; a
+//     line too long for the harness to read is estimated from its head;
 //   - timeout (medium): sm-sleep 3600 with a 1 s timeout must not hold
 //     the call;
 //   - background-hang (medium, CWE-833): a child left in the background

@@ -193,3 +193,39 @@ func TestDebugTwin(t *testing.T) {
 		t.Logf("warning: %s", w)
 	}
 }
+
+// TestOutputFlood proves output-flood both ways on what the tool
+// returned, not on the line around it: output capped at exactly 1 MiB
+// (Node's default maxBuffer), returned whole as the text content, is no
+// flood though its JSON-RPC line is over 1 MiB (measured: reported
+// before); 2 MiB returned in a line the harness reads is. (All of 100 MiB,
+// in a line past what the harness reads, is TestTwins' unbounded-output;
+// TestEstimated measures such a line's head.)
+func TestOutputFlood(t *testing.T) {
+	t.Parallel()
+	self := packtest.Self(t)
+	const flood = `run_command(command="sm-spew", args=["104857600"]) returned more than 1 MiB of its child's output in one message`
+	twins := []packtest.Twin{
+		{},
+		{Flaws: "output-cap-1mib"},
+		{Flaws: "output-cap-2mib", Want: packtest.Want{"EXEC-OUTPUT-FLOOD": {flood}}},
+	}
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		cfg := config(self, execserver.Verb, "-flaws="+tw.Flaws, "{sandbox}")
+		cfg.OnlyProbes = []string{"output-flood"}
+		return cfg
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		packtest.Expect(t, r.Report, tw.Want, packtest.Ran("EXEC-OUTPUT-FLOOD"))
+		for _, pk := range r.Report.Packs {
+			for _, p := range pk.Probes {
+				if p.ID == "EXEC-OUTPUT-FLOOD" {
+					require.NotEqual(t, packs.NotApplicable, p.Verdict, p.Reason)
+					for _, f := range p.Findings {
+						t.Logf("%s", f.String())
+					}
+					t.Logf("notes %q", p.Notes)
+				}
+			}
+		}
+	})
+}

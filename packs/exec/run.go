@@ -241,8 +241,9 @@ func (r *run) executed(prog, key string) []string {
 // exec record, by its marker line in the response (where the process
 // observer is absent), or by the egress observer's record of the server
 // executing sm-canary itself with the marker as an argument (the kernel
-// was asked to run that program with those arguments: on a loaded machine
-// the call's timeout may kill it before it logs or prints), and attaches
+// was asked to run that program with those arguments, and the observer
+// found it there to run: on a loaded machine the call's timeout may kill
+// it before it logs or prints), and attaches
 // the evidence to a finding when it did.
 func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evidence, ok bool) {
 	for _, rec := range r.ran("sm-canary", key) {
@@ -254,7 +255,7 @@ func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evide
 	if len(evidence) == 0 {
 		for _, rec := range r.observed() {
 			argv := packs.Argv(rec)
-			if rec.Observer == "egress" && len(argv) > 1 && filepath.Base(argv[0]) == "sm-canary" && r.carries(rec, key) {
+			if rec.Observer == "egress" && len(argv) > 1 && filepath.Base(argv[0]) == "sm-canary" && r.carries(rec, key) && execRan(rec) {
 				evidence = append(evidence, packs.Evidence{Observer: "egress", Detail: "the server executed sm-canary: " + shellLine(argv)})
 				return evidence, true
 			}
@@ -267,6 +268,14 @@ func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evide
 		evidence = append(evidence, packs.Evidence{Observer: "egress", Detail: "the server executed: " + line})
 	}
 	return evidence, true
+}
+
+// execRan reports whether an egress exec record ran its program: the
+// observer found nothing there to run when found is "false" (no such
+// file, a miss of a PATH search) or "not-executable".
+func execRan(rec observers.Record) bool {
+	f := rec.Data["found"]
+	return f != "false" && f != "not-executable"
 }
 
 func cwdOf(rec observers.Record) string {
