@@ -2,6 +2,7 @@ package effects
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/sealmark/sealmark/packs"
@@ -83,11 +84,16 @@ func runsPrograms(t packs.Tool) bool {
 }
 
 // names says which program a tool names: its base name appears in the
-// tool's name or description ("git" in git_status).
+// tool's name or description ("git" in git_status). A name of three
+// letters or fewer (sh, ps, cat) must be a whole word there: "sh" is not
+// named by "Show the status".
 func names(t packs.Tool, program string) bool {
 	program = strings.ToLower(program)
 	if program == "" {
 		return false
+	}
+	if len(program) <= 3 {
+		return slices.Contains(packs.Words(t.Name+" "+t.Description), program)
 	}
 	return strings.Contains(strings.ToLower(t.Name), program) || strings.Contains(strings.ToLower(t.Description), program)
 }

@@ -23,19 +23,12 @@ var spawns = packs.Probe{
 		if r == nil {
 			return
 		}
-		own := ownPrograms(p)
+		var calls []toolCall
 		for _, c := range r.calls {
 			t, _ := p.Surface.Tool(c.tool)
-			if runsPrograms(t) {
-				continue
-			}
-			for _, a := range attempted(p, own, programs(of(c.recs, observers.KindProcess), r.egress)) {
-				if names(t, a.name) || names(t, strings.TrimPrefix(a.name, "sm-")) {
-					continue
-				}
-				a.report(p, c.shown)
-			}
+			calls = append(calls, toolCall{tool: t, shown: c.shown, recs: programs(of(c.recs, observers.KindProcess), r.egress)})
 		}
+		judgeSpawns(p, ownPrograms(p), calls, r.token)
 	},
 }
 
