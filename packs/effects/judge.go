@@ -17,7 +17,7 @@ var writesOutside = packs.Probe{
 	Name:     "writes-outside-sandbox",
 	Severity: packs.High,
 	CWE:      "CWE-732",
-	Doc:      "a tool call must not open a file for writing, nor delete, rename, link, make or truncate one, outside the sandbox, refused or not: its own install directory (state shared by every user of the install) and the user's home are high, the system temp directory medium, anywhere else critical",
+	Doc:      "a tool call must not open a file for writing, nor delete, rename, link, make or truncate one, outside the sandbox, refused or not: its own code (in its install directory) and the user's home are high, a data file in its install directory (state shared by every user of the install) medium, the system temp directory medium, anywhere else critical",
 	Run: func(p *packs.Pass) {
 		r := swept(p)
 		if r == nil {
@@ -148,6 +148,29 @@ func device(p string) bool {
 	return within(p, "/dev") || within(p, "/proc") || within(p, "/sys")
 }
 
+// codeExts are the extensions of files that are code or load as code.
+var codeExts = []string{".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".node", ".wasm",
+	".py", ".pyc", ".pyo", ".pth", ".so", ".dylib", ".dll", ".exe", ".sh", ".bash", ".rb", ".pl", ".php", ".jar", ".class"}
+
+// manifests are the files that say what a package runs.
+var manifests = []string{"package.json", "pyproject.toml", "setup.py", "setup.cfg", "go.mod", "Cargo.toml"}
+
+// codeFile reports whether a path relative to an install directory is
+// code, or decides what code runs: by its extension, a package manifest,
+// or a place under a bin, .bin or node_modules directory.
+func codeFile(where string) bool {
+	base := filepath.Base(where)
+	if slices.Contains(codeExts, strings.ToLower(filepath.Ext(base))) || slices.Contains(manifests, base) {
+		return true
+	}
+	for _, part := range strings.Split(filepath.ToSlash(filepath.Dir(where)), "/") {
+		if part == "bin" || part == ".bin" || part == "node_modules" {
+			return true
+		}
+	}
+	return false
+}
+
 // tempDirs are the system's shared temp directories.
 func tempDirs() []string {
 	return []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"}
@@ -157,7 +180,14 @@ func tempDirs() []string {
 // there is.
 func locate(p *packs.Pass, where string) (string, packs.Severity) {
 	if within(where, p.Install) {
-		return "the server's own install directory, shared by every user of the install", packs.High
+		if rel, err := filepath.Rel(p.Install, where); err == nil && codeFile(rel) {
+			return "the server's own code, in its install directory, shared by every user of the install", packs.High
+		}
+		// A data file the server keeps beside its code (server-memory's
+		// memory.jsonl at its documented default) is state outside the
+		// project, shared by every project that uses the install: worth
+		// saying, but no change to what runs.
+		return "a data file in the server's own install directory, shared by every user of the install", packs.Medium
 	}
 	if home, err := os.UserHomeDir(); err == nil && within(where, home) {
 		return "the user's home directory", packs.High

@@ -79,11 +79,11 @@ func TestEffectTwins(t *testing.T) {
 	runTwins(t, []packtest.Twin{
 		{Flaws: "private-output"},
 		{Flaws: "write-install", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
-			`high: ` + readNote + ` opened {install}/sealmark-fixture-state.json for writing (the server's own install directory, shared by every user of the install), outside the sandbox`}}},
+			`medium: ` + readNote + ` opened {install}/sealmark-fixture-state.json for writing (a data file in the server's own install directory, shared by every user of the install), outside the sandbox`}}},
 		{Flaws: "write-tmp", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
 			`medium: ` + readNote + ` opened {tmp}/sealmark-fixture-sealmark-{token}.txt for writing (the system temp directory, shared by every user), outside the sandbox`}}},
 		{Flaws: "delete-install", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
-			`high: ` + readNote + ` tried to delete {install}/sealmark-fixture-sealmark-{token}.lock (the server's own install directory, shared by every user of the install), outside the sandbox`}}},
+			`medium: ` + readNote + ` tried to delete {install}/sealmark-fixture-sealmark-{token}.lock (a data file in the server's own install directory, shared by every user of the install), outside the sandbox`}}},
 		{Flaws: "rename-tmp", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
 			`medium: ` + readNote + ` tried to rename {tmp}/sealmark-fixture-sealmark-{token}.txt to {tmp}/sealmark-fixture-sealmark-{token}.old (the system temp directory, shared by every user), outside the sandbox`}}},
 		{Flaws: "world-readable-output", Want: packtest.Want{"EFFECTS-SHARED-OUTPUT": {
