@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/internal/redact"
@@ -116,18 +115,12 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		if err := e.openHTTP(sctx, pr, first); err != nil {
 			return nil, err
 		}
-	} else {
-		proc, err := e.launch(pr, first, e.cfg.Command, e.cfg.Args)
-		if err != nil {
-			return nil, err
-		}
-		pr.proc = proc
-		pr.undo = cleanup.Add(proc.Kill)
-		pr.sess = session.Open(proc)
+		e.mu.Lock()
+		e.running = pr
+		e.mu.Unlock()
+	} else if err := e.launchRunning(pr, first); err != nil {
+		return nil, err
 	}
-	e.mu.Lock()
-	e.running = pr
-	e.mu.Unlock()
 
 	ictx, endWatch := e.watchStart(sctx)
 	init, fresh, cancelFresh, err := e.handshake(ctx, ictx, pr, first) // starthandshake.go

@@ -71,6 +71,12 @@ func (e *Engine) restart(pr *PackRun, first bool) error {
 	pr.stop()
 	pr.stopped = false
 	pr.canaries, pr.hostArg = nil, nil
+	return e.launchRunning(pr, first)
+}
+
+// launchRunning launches the server for a start over stdio, opens its
+// session and makes it the running start.
+func (e *Engine) launchRunning(pr *PackRun, first bool) error {
 	proc, err := e.launch(pr, first, e.cfg.Command, e.cfg.Args)
 	if err != nil {
 		return err
