@@ -25,6 +25,9 @@ type toolCall struct {
 //     a git tool: Node's exec and Python's shell=True start one; what the
 //     shell runs is judged as its own exec, and argument injection through
 //     it is the exec and git packs' to judge);
+//   - a program another tool of the server names: the server declares
+//     it as its runtime (mcp-server-kubernetes 4.1.7 has kubectl_get and
+//     kubectl_apply, and its explain_resource runs kubectl explain too);
 //   - the server's own machinery: a program run with the same command
 //     line (digits aside: pids, counters) during calls of two or more
 //     tools, carrying none of the calls' arguments (the token), is the
@@ -45,7 +48,7 @@ func judgeSpawns(p *packs.Pass, own ownership, calls []toolCall, token string) {
 			continue
 		}
 		for _, a := range attempted(p, own, c.recs) {
-			if names(c.tool, a.name) || names(c.tool, strings.TrimPrefix(a.name, "sm-")) || shellForNamed(c.tool, a) {
+			if names(c.tool, a.name) || names(c.tool, strings.TrimPrefix(a.name, "sm-")) || shellForNamed(c.tool, a) || declared(p.Surface, a.name) {
 				continue
 			}
 			found = append(found, charged{c, a})
@@ -81,6 +84,11 @@ func judgeSpawns(p *packs.Pass, own ownership, calls []toolCall, token string) {
 		f.Evidencef(a.ran[0].Observer, "pid %s ran %s with argv %s", a.ran[0].Data[observers.KeyPid], a.name, argvText(p, a.ran[0]))
 		f.Evidencef("effects", "medium, not high: a program run alike whatever the tool is the server's own code at work, not a tool reaching for a program; what it does is judged by its effects (files written, connections tried)")
 	}
+}
+
+// declared reports whether any tool of the server names the program.
+func declared(s *packs.Surface, program string) bool {
+	return s != nil && slices.ContainsFunc(s.Tools, func(t packs.Tool) bool { return names(t, program) })
 }
 
 // digits are what fixedLine leaves out of a command line.

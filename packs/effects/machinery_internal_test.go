@@ -98,3 +98,24 @@ func TestSpawnsShellForNamed(t *testing.T) {
 	}}}, "")
 	assert.Equal(t, []string{"high: git-status() ran /bin/sh -c curl x", "high: git-status() ran curl x"}, got)
 }
+
+// TestSpawnsDeclaredRuntime: mcp-server-kubernetes 4.1.7 names kubectl in
+// kubectl_get and kubectl_apply, and its explain_resource runs kubectl
+// explain: four highs in the precision corpus for tools that did not name
+// the program the server declares as its runtime. A program another tool
+// of the server names is not charged; one no tool names still is.
+func TestSpawnsDeclaredRuntime(t *testing.T) {
+	explain := packs.Tool{Name: "explain_resource", Description: "Get documentation for a Kubernetes resource"}
+	p := &packs.Pass{Probe: &spawns}
+	p.Surface = &packs.Surface{Tools: []packs.Tool{explain, {Name: "kubectl_get", Description: "Get Kubernetes resources"}}}
+	judgeSpawns(p, ownership{}, []toolCall{{tool: explain, shown: "explain_resource()", recs: []observers.Record{
+		execRec("40", "1", "/usr/bin/kubectl", "true", "kubectl", "explain", "pods"),
+		execRec("41", "1", "/usr/bin/curl", "true", "curl", "x"),
+	}}}, "")
+	_, _, fs, _ := p.Outcome()
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Severity.String()+": "+f.Message)
+	}
+	assert.Equal(t, []string{"high: explain_resource() ran curl x"}, got)
+}
