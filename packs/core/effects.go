@@ -2,7 +2,9 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
@@ -30,11 +32,37 @@ var noOrphans = packs.Probe{
 			p.Inconclusive("the server is still running, so what outlives it cannot be told yet")
 			return
 		}
-		for _, r := range p.Observed.Survivors() {
-			p.Reportf("a process of the server outlived it: %s", stableProcess(r)).Evidencef("process", "%s", r.Summary)
+		survivors := p.Observed.Survivors()
+		if len(survivors) > 0 {
+			// A child that sees its parent go (stdin closed, a parent-pid
+			// check) and ends on its own after a last flush is no orphan:
+			// chrome-devtools-mcp 1.11.0's telemetry watchdog sends a
+			// shutdown event, bounded by 5 s, then exits. Whatever still runs
+			// after orphanGrace outlived the server.
+			deadline := time.Now().Add(orphanGrace)
+			for len(survivors) > 0 && time.Now().Before(deadline) && p.Ctx.Err() == nil {
+				time.Sleep(50 * time.Millisecond)
+				left := p.Observed.Survivors()
+				for _, r := range survivors {
+					if !slices.ContainsFunc(left, func(l observers.Record) bool { return l.Summary == r.Summary }) {
+						p.Notef("%s outlived the server, then ended on its own within %s", stableProcess(r), orphanGrace)
+					}
+				}
+				survivors = left
+			}
+		}
+		for _, r := range survivors {
+			f := p.Reportf("a process of the server outlived it: %s", stableProcess(r))
+			f.Evidencef("process", "%s", r.Summary)
+			f.Evidencef("process", "still running %s after the server exited", orphanGrace)
 		}
 	},
 }
+
+// orphanGrace is how long what the server started may outlive it while it
+// ends on its own: a client's shutdown grace, long enough for a last flush
+// (a telemetry event, a log) and short of what a daemon lingers.
+const orphanGrace = 5 * time.Second
 
 var resourceLimits = packs.Probe{
 	ID:       "CORE-RESOURCE-LIMITS",
