@@ -39,6 +39,7 @@ func judgeSpawns(p *packs.Pass, own ownership, calls []toolCall, token string) {
 		c *toolCall
 		a *attempt
 	}
+	own.token = token
 	var found []charged
 	tools := map[string][]string{} // machinery key -> the tools whose calls ran it
 	var keys []string

@@ -119,3 +119,22 @@ func TestSpawnsDeclaredRuntime(t *testing.T) {
 	}
 	assert.Equal(t, []string{"high: explain_resource() ran curl x"}, got)
 }
+
+// TestSpawnsGitCoreScripts: github-mcp-server 1.8.7's git-bisect runs git
+// bisect start, whose script in git's exec-path runs uname, sed, gettext,
+// envsubst and basename: five highs in the precision corpus's after run.
+// What a git-core program runs is git's; a command carrying the call's
+// input (git bisect run CMD) is still the tool's.
+func TestSpawnsGitCoreScripts(t *testing.T) {
+	const token = "sm7tok"
+	bisect := packs.Tool{Name: "git-bisect", Description: "Use binary search to find the commit that introduced a bug"}
+	recs := []observers.Record{
+		execRec("40", "1", "/usr/bin/git", "true", "git", "bisect", "start"),
+		execRec("41", "40", "/usr/lib/git-core/git-bisect", "true", "/usr/lib/git-core/git-bisect", "start"),
+		execRec("42", "41", "/usr/bin/uname", "true", "uname", "-s"),
+		execRec("43", "41", "/usr/bin/basename", "true", "basename", "--", "/usr/lib/git-core/git-bisect"),
+		execRec("44", "41", "/usr/bin/curl", "true", "curl", "http://127.0.0.1/"+token),
+	}
+	got := judgedCalls([]toolCall{{tool: bisect, shown: "git-bisect()", recs: recs}}, token)
+	assert.Equal(t, []string{"high: git-bisect() ran curl http://127.0.0.1/" + token}, got)
+}

@@ -69,6 +69,9 @@ func attempted(p *packs.Pass, own ownership, recs []observers.Record) []*attempt
 		theirs := own.started(r, images, parents)
 		if ran && pid != "" {
 			images[pid] = name
+			if gitCore(pathOf(r)) {
+				images[pid] = gitCoreImage
+			}
 		}
 		if theirs || name == "" {
 			continue
@@ -149,6 +152,7 @@ type ownership struct {
 	install string   // the server's install directory, when it holds a package
 	modules string   // the node_modules tree that holds the install directory
 	self    []string // the server's own program, when in its install directory
+	token   string   // the token the calls' arguments carry
 }
 
 // packageMarkers name a package's root directory (as the engine's
@@ -202,11 +206,18 @@ func (o ownership) started(r observers.Record, images, parents map[string]string
 	if !underGit(r.Data[keyPpid], images, parents) {
 		return false
 	}
+	// What a git-core program runs (git bisect's script runs uname, sed,
+	// basename, gettext) is git's, unless the call's input reaches it (git
+	// bisect run CMD).
+	if underImage(r.Data[keyPpid], gitCoreImage, images, parents) &&
+		(o.token == "" || !strings.Contains(strings.Join(packs.Argv(r), "\x00"), o.token)) {
+		return true
+	}
 	name := execName(r)
 	switch {
 	case strings.HasPrefix(name, "git-remote-"):
 		return true
-	case path.Base(path.Dir(filepath.ToSlash(at))) == "git-core":
+	case gitCore(at):
 		return true
 	}
 	switch name {
@@ -220,13 +231,28 @@ func (o ownership) started(r observers.Record, images, parents map[string]string
 // maxDepth bounds the walk up a process's ancestors.
 const maxDepth = 32
 
-// underGit reports whether pid, or one of its ancestors, runs git.
+// gitCoreImage stands in images for a program of git's exec-path.
+const gitCoreImage = "\x00git-core"
+
+// gitCore reports whether a path is in git's exec-path (a git-core
+// directory).
+func gitCore(at string) bool {
+	return path.Base(path.Dir(filepath.ToSlash(at))) == "git-core"
+}
+
+// underGit reports whether pid, or one of its ancestors, runs git (or a
+// program of git's exec-path).
 func underGit(pid string, images, parents map[string]string) bool {
+	return underImage(pid, "git", images, parents) || underImage(pid, gitCoreImage, images, parents)
+}
+
+// underImage reports whether pid, or one of its ancestors, runs image.
+func underImage(pid, image string, images, parents map[string]string) bool {
 	for range maxDepth {
 		if pid == "" {
 			return false
 		}
-		if images[pid] == "git" {
+		if images[pid] == image {
 			return true
 		}
 		pid = parents[pid]
