@@ -73,3 +73,17 @@ func TestProcIDs(t *testing.T) {
 	assert.Equal(t, os.Getpid(), tgid, "a thread's process")
 	assert.Equal(t, os.Getppid(), ppid)
 }
+
+// TestAncestors: the parents above a process, nearest first, bounded.
+func TestAncestors(t *testing.T) {
+	up := ancestors(os.Getpid())
+	if len(up) == 0 || up[0] != os.Getppid() {
+		t.Fatalf("ancestors(self) = %v, want the parent %d first", up, os.Getppid())
+	}
+	if len(up) > maxAncestors {
+		t.Errorf("%d ancestors, want at most %d", len(up), maxAncestors)
+	}
+	if got := ancestors(1); len(got) != 0 {
+		t.Errorf("ancestors(1) = %v, want none", got)
+	}
+}

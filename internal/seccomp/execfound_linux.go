@@ -92,6 +92,30 @@ func procIDs(tid int) (tgid, ppid int, err error) {
 	return tgid, ppid, nil
 }
 
+// maxAncestors bounds how far up an exec record names its ancestors.
+const maxAncestors = 8
+
+// ancestors lists the parents above pid, nearest first, up to
+// maxAncestors, stopping at pid 1 or a process already gone. A forked
+// shell that runs programs without an exec of its own (a subshell of a
+// script) has no exec record: its parent is known only from here, read
+// while the exec waits on its notification.
+func ancestors(pid int) []int {
+	var out []int
+	for range maxAncestors {
+		if pid <= 1 {
+			break
+		}
+		_, ppid, err := procIDs(pid)
+		if err != nil || ppid <= 0 {
+			break
+		}
+		out = append(out, ppid)
+		pid = ppid
+	}
+	return out
+}
+
 // readProcFile reads at most n bytes of a /proc file.
 func readProcFile(name string, n int) ([]byte, error) {
 	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)

@@ -324,13 +324,23 @@ func (s *loop) exec(n notif) call {
 	data["path"] = path
 	if b, err := s.rd.bounded(func() ([]byte, error) {
 		tgid, ppid, err := procIDs(pid)
-		return []byte(strconv.Itoa(tgid) + " " + strconv.Itoa(ppid)), err
-	}); err == nil {
-		tgid, ppid, _ := strings.Cut(string(b), " ")
-		if tgid != data["pid"] {
-			data["tid"], data["pid"] = data["pid"], tgid
+		if err != nil {
+			return nil, err
 		}
-		data["ppid"] = ppid
+		ids := []string{strconv.Itoa(tgid), strconv.Itoa(ppid)}
+		for _, a := range ancestors(ppid) {
+			ids = append(ids, strconv.Itoa(a))
+		}
+		return []byte(strings.Join(ids, " ")), nil
+	}); err == nil {
+		ids := strings.Fields(string(b))
+		if ids[0] != data["pid"] {
+			data["tid"], data["pid"] = data["pid"], ids[0]
+		}
+		data["ppid"] = ids[1]
+		if len(ids) > 2 {
+			data["ancestors"] = strings.Join(ids[2:], " ")
+		}
 	}
 	if data["error"] == "" && !cut && path != "" {
 		dirfd := int64(unix.AT_FDCWD)

@@ -135,6 +135,11 @@ func TestSpawnsGitCoreScripts(t *testing.T) {
 		execRec("43", "41", "/usr/bin/basename", "true", "basename", "--", "/usr/lib/git-core/git-bisect"),
 		execRec("44", "41", "/usr/bin/curl", "true", "curl", "http://127.0.0.1/"+token),
 	}
+	// sed runs in a subshell of the script (pid 45, forked, no exec of
+	// its own): linked to the script by the ancestors read at its exec.
+	sub := execRec("46", "45", "/usr/bin/sed", "true", "sed", "-e", "s/-/ /")
+	sub.Data[keyAncestors] = "41 40 1"
+	recs = append(recs, sub)
 	got := judgedCalls([]toolCall{{tool: bisect, shown: "git-bisect()", recs: recs}}, token)
 	assert.Equal(t, []string{"high: git-bisect() ran curl http://127.0.0.1/" + token}, got)
 }

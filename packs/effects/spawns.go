@@ -36,6 +36,8 @@ var spawns = packs.Probe{
 const (
 	keyFound = "found" // "true", "false" (no such file), "not-executable"; absent when not told
 	keyPpid  = "ppid"  // the parent of the process that asked for the exec
+	// the parents above ppid, nearest first, space-separated
+	keyAncestors = "ancestors"
 )
 
 // attempt is one program a call tried to run, with every exec of it.
@@ -62,6 +64,15 @@ func attempted(p *packs.Pass, own ownership, recs []observers.Record) []*attempt
 		pid := r.Data[observers.KeyPid]
 		if pp := r.Data[keyPpid]; pid != "" && pp != "" {
 			parents[pid] = pp
+			// The parents above, read at the exec: a forked subshell that
+			// execs nothing itself is linked through them.
+			up := pp
+			for _, a := range strings.Fields(r.Data[keyAncestors]) {
+				if _, known := parents[up]; !known {
+					parents[up] = a
+				}
+				up = a
+			}
 		}
 		name := execName(r)
 		found := r.Data[keyFound]
