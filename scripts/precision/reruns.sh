@@ -18,7 +18,8 @@
 #
 # Options: --out DIR (default /tmp/sealmark-reruns; run N of NAME is
 # OUT/runN/NAME.json), --runs N (default 3), --jobs N (at most 2),
-# --server-timeout SECONDS (default 900, as run.sh).
+# --server-timeout SECONDS (default 1800: desktop-commander 0.2.52 took
+# 15-25 minutes at load 6-10 on 2026-12-04, over run.sh's 900).
 # Needs what run.sh needs (node, npm, go, PostgreSQL on 127.0.0.1:5432 for
 # server-postgres). Servers run contained by sealmark; none is pointed at a
 # non-loopback address.
@@ -32,7 +33,7 @@ runs=3
 jobs=2
 only=
 compare_only=
-server_timeout=900
+server_timeout=1800
 one=
 
 while [ $# -gt 0 ]; do
@@ -139,8 +140,8 @@ if [ -z "$compare_only" ]; then
 	done
 	echo "load before the runs: $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%FT%TZ)" | tee -a "$out/runs.log"
 	# Run 1 of every server, then run 2, ...; within a run the longest
-	# server (desktop-commander, about 7 minutes) first, so that the two
-	# slots stay busy and runs of one server seldom overlap.
+	# server (desktop-commander, 15-25 minutes) first, so that the other
+	# slot runs the rest meanwhile.
 	for r in $(seq 1 "$runs"); do
 		selected | cut -f1 | sed "s/\$/ $r/"
 	done | awk '{print ($1 ~ /desktop-commander/ ? 0 : 1) "\t" $2 "\t" $0}' | sort -s -k2,2n -k1,1n | cut -f3 |
@@ -193,6 +194,21 @@ def findings(path):
                 msg.setdefault(k, fd.get("message", ""))
     return c, msg
 
+def verdicts(path):
+    """Each probe's verdict by (pack, its place among the packs of that
+    name, probe id); None when the report is missing."""
+    try:
+        with open(path) as f:
+            rep = json.load(f)
+    except (OSError, ValueError):
+        return None
+    v, seen = {}, collections.Counter()
+    for pk in rep.get("packs") or []:
+        seen[pk.get("name", "")] += 1
+        for pr in pk.get("probes") or []:
+            v[(pk.get("name", ""), seen[pk.get("name", "")], pr.get("id") or pr.get("name", ""))] = pr.get("verdict", "")
+    return v
+
 def short(s, n=110):
     s = " ".join(s.split())
     return s if len(s) <= n else s[: n - 1] + "…"
@@ -211,7 +227,18 @@ for name in names:
             rcs.append(open(os.path.join(out, f"run{r}", f"{name}.rc")).read().strip())
         except OSError:
             rcs.append("-")
-    differ = []
+    differ, same = [], ""
+    # A probe whose verdict changed (fail to pass, inconclusive, ...)
+    # differs even when no finding did. Compared here, not by sealmark
+    # diff's "verdict:" lines: diff matches probes by id, and a report
+    # that holds a pack twice (server-postgres: pack db) gets verdict
+    # changes against itself.
+    vs = [verdicts(os.path.join(out, f"run{r}", f"{name}.json")) for r in range(1, runs + 1)]
+    if all(v is not None for v in vs):
+        for k in sorted(set().union(*vs)):
+            got = [v.get(k, "-") for v in vs]
+            if len(set(got)) > 1:
+                differ.append(f"{k[0]}#{k[1]} {k[2]} verdict {'/'.join(got)}")
     if any(c is None for c in counts):
         same = "no"
         differ.append("missing report in run " + ",".join(str(i + 1) for i, c in enumerate(counts) if c is None))
@@ -221,7 +248,6 @@ for name in names:
             ns = [c[k] for c in counts]
             if len(set(ns)) > 1:
                 differ.append(f"{k[0]} {k[1]} ×{'/'.join(map(str, ns))}: {short(msgs.get(k, ''))}")
-        same = "yes" if not differ else "no"
     # The baseline of run 1 against runs 2..N: stale entries and new findings.
     hold = []
     try:
@@ -240,6 +266,8 @@ for name in names:
         dn, df = (m.group(1), m.group(2)) if m else ("?", "?")
         ok = stale == 0 and new == 0 and dn == "0" and df == "0"
         hold.append(f"run{r}: " + ("holds" if ok else f"{stale} stale, {new} new (diff: {dn} new, {df} fixed)"))
+    if same != "no":
+        same = "yes" if not differ else "no"
     rows.append((name, "/".join("-" if c is None else str(sum(c.values())) for c in counts),
                  "/".join(rcs), same, "; ".join(hold), differ))
 
