@@ -65,6 +65,11 @@ var (
 	// A port after a host ("127.0.0.1:43567", "[::]:40001", "port 40001"):
 	// only ports of the ephemeral range (see ephemeral) are replaced.
 	portRE = regexp.MustCompile(`([0-9A-Za-z\]}.-]:|\bport )(\d{4,5})\b`)
+	// The sequence number the harness gives the names it makes after the
+	// run's token ("sealmark-{token}-w3", "sealmark-{token}-src12"): it
+	// counts the probe's earlier calls, so one call more or fewer before
+	// it renumbers every later name.
+	seqRE = regexp.MustCompile(`(\{token\}-[a-z]*)\d+\b`)
 	// An alphanumeric word, for hex tokens and random names.
 	wordRE = regexp.MustCompile(`[0-9A-Za-z]+`)
 	// A path segment under a temp directory: "tmp/", "/tmp/", "temp/",
@@ -74,7 +79,7 @@ var (
 
 // StableMessage is message with what varies between runs of the same
 // server replaced by fixed words: stream positions ("line #"), pids,
-// attempt counts, times ("<time>"), durations ("<duration>"), sizes
+// attempt counts, the harness's name numbers ("{token}-w#"), times ("<time>"), durations ("<duration>"), sizes
 // ("<size>"), UUIDs ("<uuid>"), ephemeral ports ("<port>"), hexadecimal
 // tokens of 8 or more characters mixing digits and letters ("<hex>"), and
 // the random parts of names under a temp directory ("tmp/mcp-<random>.txt").
@@ -90,6 +95,7 @@ func StableMessage(message string) string {
 	s = positionRE.ReplaceAllString(s, "$1$2#")
 	s = pidRE.ReplaceAllString(s, "$1$2#")
 	s = countRE.ReplaceAllString(s, "#$1")
+	s = seqRE.ReplaceAllString(s, "$1#")
 	s = wordRE.ReplaceAllStringFunc(s, func(w string) string {
 		if hexToken(w) {
 			return "<hex>"

@@ -25,6 +25,15 @@ func TestStableMessageDropsWhatVaries(t *testing.T) {
 			"the server keeps trying 10.0.0.1:443 after its calls answered: 19 attempts in 2s with no call running"},
 		{"a line of 1048577 bytes, over the limit", "a line of 2097152 bytes, over the limit"},
 		{"log at 2026-12-04T15:21:04.123Z said so", "log at 2026-12-05T09:00:00Z said so"},
+		// desktop-commander 0.2.52, FS-WRITE-HOME, runs 1 and 2 of
+		// reruns.sh on 2026-12-04: one call fewer before it renumbered
+		// the names the probe makes.
+		{`create_directory(path="~/sealmark-{token}-w3") changed the sandbox outside the root: created home/sealmark-{token}-w3 (directory)`,
+			`create_directory(path="~/sealmark-{token}-w6") changed the sandbox outside the root: created home/sealmark-{token}-w6 (directory)`},
+		{`move_file(source="{sandbox}/sealmark-{token}-src7", destination="~/sealmark-{token}-w8") changed the sandbox outside the root: created home/sealmark-{token}-w8 (31 bytes)`,
+			`move_file(source="{sandbox}/sealmark-{token}-src10", destination="~/sealmark-{token}-w11") changed the sandbox outside the root: created home/sealmark-{token}-w11 (31 bytes)`},
+		{`move_file(source="~/../canary/secret.txt", destination="{sandbox}/sealmark-{token}-in13") changed the sandbox outside the root: renamed canary/secret.txt -> root/sealmark-{token}-in13`,
+			`move_file(source="~/../canary/secret.txt", destination="{sandbox}/sealmark-{token}-in16") changed the sandbox outside the root: renamed canary/secret.txt -> root/sealmark-{token}-in16`},
 	}
 	for _, msgs := range reruns {
 		want := Fingerprint("X-PROBE", msgs[0])
@@ -53,6 +62,11 @@ func TestStableMessageKeepsDistinctFindingsDistinct(t *testing.T) {
 		{`fetch(url="http://2130706433:{listener_port}/x") reached the loopback listener`, `fetch(url="http://0x7f000001:{listener_port}/x") reached the loopback listener`},
 		{"SEALMARK_CANARY echoed in the response to tools/call get-env", "SEALMARK_FAKE_API_KEY echoed in the response to tools/call get-env"},
 		{"write_file wrote into tmp/notes.txt", "write_file wrote into tmp/todo.txt"},
+		{`create_directory(path="~/sealmark-{token}-w3") changed the sandbox outside the root: created home/sealmark-{token}-w3 (directory)`,
+			`create_directory(path="~/../canary/sealmark-{token}-w4") changed the sandbox outside the root: created canary/sealmark-{token}-w4 (directory)`},
+		{`move_file(source="{sandbox}/sealmark-{token}-src7", destination="~/sealmark-{token}-w8") changed x`,
+			`move_file(source="{sandbox}/sealmark-{token}-src7", destination="~/sealmark-{token}-in8") changed x`},
+		{`query(sql="x") wrote sealmark-{token}-w1`, `query(sql="x") wrote sealmark-{token}-w1b`},
 	}
 	for _, d := range distinct {
 		if Fingerprint("X-PROBE", d[0]) == Fingerprint("X-PROBE", d[1]) {
