@@ -194,10 +194,16 @@ func Diff(oldRep, newRep *Report) DiffResult {
 
 // probeKey identifies a probe across reports.
 func probeKey(pk Pack, pr Probe) string {
+	key := pk.Name + "/" + pr.Name
 	if pr.ID != "" {
-		return pr.ID
+		key = pr.ID
 	}
-	return pk.Name + "/" + pr.Name
+	// A pack run once per start (the db pack's reader and writer) has
+	// the same probes in each: each start's are their own.
+	if pk.Start != "" {
+		key = pk.Start + "\x00" + key
+	}
+	return key
 }
 
 func probesByKey(rep *Report) map[string]Probe {

@@ -316,3 +316,19 @@ func TestDiffRegressedAt(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffPackPerStart: a pack run once per start (server-postgres's db
+// pack as reader and writer) holds the same probe ids twice; a report
+// diffed against itself changes no verdict (it flagged the writer's
+// verdicts as changed from the reader's).
+func TestDiffPackPerStart(t *testing.T) {
+	rep := &Report{Packs: []Pack{
+		{Name: "db", Start: "reader", Probes: []Probe{{ID: "DB-READONLY-ESCAPE", Verdict: packs.Failed,
+			Findings: []packs.Finding{{Message: "m", Fingerprint: "fp"}}}}},
+		{Name: "db", Start: "writer", Probes: []Probe{{ID: "DB-READONLY-ESCAPE", Verdict: packs.NotApplicable}}},
+	}}
+	d := Diff(rep, rep)
+	if len(d.VerdictChanges) != 0 || len(d.NewFindings) != 0 || len(d.FixedFindings) != 0 {
+		t.Errorf("a report against itself: %+v, want no change", d)
+	}
+}
