@@ -148,7 +148,7 @@ func TestTwins(t *testing.T) {
 		{"canary-in-description", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_FAKE_API_KEY echoed in the response to tools/list"}, false},
 		{"canary-in-log", map[string]string{"CORE-SECRET-ECHO": "SEALMARK_FAKE_API_KEY echoed in the server log"}, false},
 		{"stdout-banner", map[string]string{"CORE-STDOUT-JSONRPC": "stdout line 1 is a line that is not JSON"}, false},
-		{"ignore-stdin-close", map[string]string{"CORE-EXIT-ON-STDIN-CLOSE": "still running 1s after its stdin closed; the last tool calls it answered: tools/call "}, false},
+		{"ignore-stdin-close", map[string]string{"CORE-EXIT-ON-STDIN-CLOSE": "still running 1s after its stdin closed"}, false},
 		{"wrong-unknown-method-code", map[string]string{"CORE-UNKNOWN-METHOD": "answered with error -32603"}, false},
 		{"no-unknown-method-answer", map[string]string{"CORE-UNKNOWN-METHOD": "no answer to an unknown method"}, false},
 		{"die-on-garbage", map[string]string{"CORE-MALFORMED-INPUT": "the server exited after malformed input"}, false},

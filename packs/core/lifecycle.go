@@ -30,8 +30,14 @@ var exitOnStdinClose = packs.Probe{
 			return
 		}
 		if !p.Server.WaitExit(ExitGrace) {
-			f := p.Reportf("the server was still running %s after its stdin closed%s", ExitGrace, after(p))
+			// The calls before it go in the evidence, not the message: which
+			// calls had been answered depends on timing, and the message
+			// makes the fingerprint.
+			f := p.Reportf("the server was still running %s after its stdin closed", ExitGrace)
 			f.Evidencef("process", "alive %s after stdin EOF; the harness had to signal it", ExitGrace)
+			if a := strings.TrimPrefix(after(p), "; "); a != "" {
+				f.Evidencef("response", "%s", a)
+			}
 			return
 		}
 		p.Notef("exited: %s", p.Server.ExitStatus())
