@@ -25,7 +25,7 @@ type toolCall struct {
 //     a git tool: Node's exec and Python's shell=True start one; what the
 //     shell runs is judged as its own exec, and argument injection through
 //     it is the exec and git packs' to judge);
-//   - a program another tool of the server names: the server declares
+//   - a program two or more tools of the server name: the server declares
 //     it as its runtime (mcp-server-kubernetes 4.1.7 has kubectl_get and
 //     kubectl_apply, and its explain_resource runs kubectl explain too);
 //   - the server's own machinery: a program run with the same command
@@ -87,9 +87,21 @@ func judgeSpawns(p *packs.Pass, own ownership, calls []toolCall, token string) {
 	}
 }
 
-// declared reports whether any tool of the server names the program.
+// declared reports whether two or more tools of the server name the
+// program: the server is built around it (kubectl_get, kubectl_apply). One
+// tool that names it (echo_note runs sm-echo) declares it for itself only:
+// another tool running it is still that tool's doing.
 func declared(s *packs.Surface, program string) bool {
-	return s != nil && slices.ContainsFunc(s.Tools, func(t packs.Tool) bool { return names(t, program) })
+	if s == nil {
+		return false
+	}
+	n := 0
+	for _, t := range s.Tools {
+		if names(t, program) {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // digits are what fixedLine leaves out of a command line.

@@ -100,14 +100,15 @@ func TestSpawnsShellForNamed(t *testing.T) {
 }
 
 // TestSpawnsDeclaredRuntime: mcp-server-kubernetes 4.1.7 names kubectl in
-// kubectl_get and kubectl_apply, and its explain_resource runs kubectl
+// kubectl_get and kubectl_apply (and more), and its explain_resource runs kubectl
 // explain: four highs in the precision corpus for tools that did not name
 // the program the server declares as its runtime. A program another tool
 // of the server names is not charged; one no tool names still is.
 func TestSpawnsDeclaredRuntime(t *testing.T) {
 	explain := packs.Tool{Name: "explain_resource", Description: "Get documentation for a Kubernetes resource"}
 	p := &packs.Pass{Probe: &spawns}
-	p.Surface = &packs.Surface{Tools: []packs.Tool{explain, {Name: "kubectl_get", Description: "Get Kubernetes resources"}}}
+	p.Surface = &packs.Surface{Tools: []packs.Tool{explain, {Name: "kubectl_get", Description: "Get Kubernetes resources"},
+		{Name: "kubectl_apply", Description: "Apply a manifest"}}}
 	judgeSpawns(p, ownership{}, []toolCall{{tool: explain, shown: "explain_resource()", recs: []observers.Record{
 		execRec("40", "1", "/usr/bin/kubectl", "true", "kubectl", "explain", "pods"),
 		execRec("41", "1", "/usr/bin/curl", "true", "curl", "x"),
@@ -118,6 +119,19 @@ func TestSpawnsDeclaredRuntime(t *testing.T) {
 		got = append(got, f.Severity.String()+": "+f.Message)
 	}
 	assert.Equal(t, []string{"high: explain_resource() ran curl x"}, got)
+
+	// One tool naming it declares it for itself: another tool running it
+	// is charged (the effects fixture's echo_note runs sm-echo, its
+	// read_note must not).
+	p = &packs.Pass{Probe: &spawns}
+	p.Surface = &packs.Surface{Tools: []packs.Tool{explain, {Name: "kubectl_get", Description: "Get Kubernetes resources"}}}
+	judgeSpawns(p, ownership{}, []toolCall{{tool: explain, shown: "explain_resource()", recs: []observers.Record{
+		execRec("40", "1", "/usr/bin/kubectl", "true", "kubectl", "explain", "pods"),
+	}}}, "")
+	_, _, fs, _ = p.Outcome()
+	if assert.Len(t, fs, 1) {
+		assert.Equal(t, "explain_resource() ran kubectl explain pods", fs[0].Message)
+	}
 }
 
 // TestSpawnsGitCoreScripts: github-mcp-server 1.8.7's git-bisect runs git
