@@ -17,7 +17,9 @@ import (
 //     a nil r skips this step;
 //  2. every finding without a Fingerprint gets Fingerprint(probe ID, message),
 //     computed on the redacted message, so it is stable across runs;
-//  3. a probe's findings that share a fingerprint fold into one (fold);
+//  3. a probe's findings that share a fingerprint fold into one (fold),
+//     and its observations past MaxProbeObservations are counted, not
+//     listed;
 //  4. Schema is set to SchemaVersion when empty, nil Packs and Probes become
 //     empty lists, and Summary is computed from Packs.
 //
@@ -55,10 +57,21 @@ func Finalize(rep *Report, r *redact.Redactor) {
 				}
 			}
 			pr.Findings = fold(pr.Findings)
+			if n := len(pr.Observations); n > MaxProbeObservations {
+				pr.ObservationsLeftOut += n - MaxProbeObservations
+				pr.Observations = pr.Observations[:MaxProbeObservations:MaxProbeObservations]
+			}
 		}
 	}
 	rep.Summary = summarize(rep)
 }
+
+// MaxProbeObservations bounds the observations a probe lists in the
+// report; the rest are counted (ObservationsLeftOut). A server whose every
+// call runs programs and tries the network (desktop-commander: 4,096
+// egress records a probe) made 96 MB reports, past what diff and baseline
+// read (MaxJSONBytes).
+const MaxProbeObservations = 500
 
 // maxFoldedEvidence bounds the evidence a folded finding gathers from its
 // repeats.

@@ -3,6 +3,7 @@ package report
 import (
 	"testing"
 
+	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -45,5 +46,17 @@ func TestFoldRepeats(t *testing.T) {
 	}
 	if n := rep.Summary.Findings["critical"] + rep.Summary.Findings["high"]; n != 2 {
 		t.Errorf("summary counts %d open critical and high findings, want 2", n)
+	}
+}
+
+// TestObservationsCapped: a probe lists at most MaxProbeObservations
+// observations and counts the rest.
+func TestObservationsCapped(t *testing.T) {
+	obs := make([]observers.Record, MaxProbeObservations+7)
+	rep := &Report{Packs: []Pack{{Name: "effects", Probes: []Probe{{ID: "EFFECTS-SPAWNS", Verdict: packs.Passed, Observations: obs}}}}}
+	Finalize(rep, nil)
+	pr := rep.Packs[0].Probes[0]
+	if len(pr.Observations) != MaxProbeObservations || pr.ObservationsLeftOut != 7 {
+		t.Errorf("%d observations listed, %d left out; want %d and 7", len(pr.Observations), pr.ObservationsLeftOut, MaxProbeObservations)
 	}
 }

@@ -209,6 +209,10 @@ type Probe struct {
 	// Observations are what the observers saw while the probe ran,
 	// attributed to it by time and by its token.
 	Observations []observers.Record `json:"observations,omitempty"`
+	// ObservationsLeftOut counts the observations past
+	// MaxProbeObservations that the report does not list (the findings
+	// were judged on all of them).
+	ObservationsLeftOut int `json:"observations_left_out,omitempty"`
 	// Notes are remarks that do not judge the server (what was tried, what
 	// was skipped).
 	Notes []string `json:"notes,omitempty"`
