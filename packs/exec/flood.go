@@ -15,6 +15,11 @@ import (
 const (
 	floodBytes  = 100 << 20
 	maxReturned = 1 << 20
+	// floodSlack is what a tool may add to a capped output in words of
+	// its own ("timed out after 10s; stopped", a PID line) before its
+	// answer counts as past the cap: a server that caps at Node's 1 MiB
+	// and says why is bounded.
+	floodSlack = 64 << 10
 )
 
 func outputFlood(hints []Hint) packs.Probe {
@@ -46,7 +51,7 @@ func outputFlood(hints []Hint) packs.Probe {
 				}
 				spewed := r.observedProg("sm-spew")
 				switch {
-				case out.bytes > maxReturned:
+				case flooded(out.bytes):
 					if res == nil {
 						r.unanswered = r.unanswered[:len(r.unanswered)-1]
 					}
@@ -62,6 +67,10 @@ func outputFlood(hints []Hint) packs.Probe {
 		},
 	}
 }
+
+// flooded reports whether a message carried more output than the cap and
+// the tool's own words around it.
+func flooded(n int64) bool { return n > maxReturned+floodSlack }
 
 // output is how much output one message carried: exact when the message
 // was decoded, else estimated from the head of a line too long to read.

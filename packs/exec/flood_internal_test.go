@@ -48,3 +48,14 @@ func TestEstimated(t *testing.T) {
 	got = estimated(escaped, 9<<20)
 	assert.Less(t, got.bytes, int64(1<<20), "control bytes, six bytes each on the line: a sixth of it, halved")
 }
+
+// TestFlooded: 1 MiB and the tool's own words around it (the fixture's
+// "timed out after 10s; stopped" on a loaded machine: 1 MiB + 60 bytes)
+// is bounded; past the slack it is a flood.
+func TestFlooded(t *testing.T) {
+	for n, want := range map[int64]bool{1 << 20: false, 1<<20 + 60: false, 1<<20 + 64<<10: false, 1<<20 + 64<<10 + 1: true, 2 << 20: true} {
+		if got := flooded(n); got != want {
+			t.Errorf("flooded(%d) = %v, want %v", n, got, want)
+		}
+	}
+}

@@ -48,6 +48,9 @@ func TestDesktopCommander(t *testing.T) {
 	// rest of it as slack (at the fixtures' 3 s, background-hang once took
 	// a slow answer for a hang).
 	cfg.CallTimeout = 10 * time.Second
+	// Node loading desktop-commander's modules took past 20 s to answer
+	// initialize while CI ran the other packages' tests beside it.
+	cfg.StartTimeout = 60 * time.Second
 	rep, err := packtest.Run(dir, cfg)
 	require.NoError(t, err)
 	require.Empty(t, rep.HarnessError)
