@@ -115,8 +115,8 @@ func TestOfflineLauncherGetsAHint(t *testing.T) {
 
 // TestStalledLauncherFailsEarly: a server that is refused the network while
 // starting and then never answers (a launcher retrying its registry) fails
-// the start offlineWait after the refusal, with what to do, not at the
-// minute-long start timeout; the refused destination is in the timeline.
+// the start half its bound (30 s here) after the refusal, with what to do,
+// not at the minute-long start timeout; the refused destination is in the timeline.
 // The good server under the same watch starts.
 func TestStalledLauncherFailsEarly(t *testing.T) {
 	out := newOutsider(t)

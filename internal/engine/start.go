@@ -145,7 +145,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		pr.Close()
 		if refused {
 			return nil, e.startError(pr, fmt.Errorf("the server tried to reach the network while starting, which the sandbox refuses, "+
-				"and had not completed initialize %s later (the timeline lists what it tried): %s", offlineWait, launcherAdvice))
+				"and had not completed initialize %s later (the timeline lists what it tried): %s", max(offlineWait, e.cfg.StartTimeout/2), launcherAdvice))
 		}
 		return nil, e.startError(pr, e.initFailure(ctx, sctx, err))
 	}
