@@ -49,10 +49,13 @@ func TestSignalMidPackCleansUp(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	// Only the victim's own sm-sleep counts: the package's other tests
+	// run sm-sleep too, and one of theirs seen first had the victim
+	// signalled before it set its handler (exit -1, not 130).
 	sleeping := func() bool {
 		for _, pid := range ours(t) {
 			b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-			if strings.Contains(string(b), "sm-sleep") {
+			if strings.Contains(string(b), "sm-sleep") && descends(pid, cmd.Process.Pid) {
 				return true
 			}
 		}
@@ -73,4 +76,32 @@ func TestSignalMidPackCleansUp(t *testing.T) {
 	}
 	assert.Equal(t, 128+int(syscall.SIGINT), cmd.ProcessState.ExitCode(), out.String())
 	leftovers(t, sandboxes)
+}
+
+// descends reports whether pid is a descendant of root, walking up
+// /proc/PID/stat's parent links (at most 64).
+func descends(pid, root int) bool {
+	for range 64 {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			return false
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			return false
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 {
+			return false
+		}
+		ppid, err := strconv.Atoi(f[1])
+		if err != nil || ppid <= 1 {
+			return false
+		}
+		if ppid == root {
+			return true
+		}
+		pid = ppid
+	}
+	return false
 }
