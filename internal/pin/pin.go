@@ -282,7 +282,7 @@ func Find(path, configPath string) (*Lock, error) {
 	if path != "" {
 		l, err := Read(path)
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("lock %s does not exist: sealmark pin writes it", path)
+			return nil, fmt.Errorf("%s does not exist: sealmark pin writes it", path)
 		}
 		return l, err
 	}

@@ -33,6 +33,7 @@ var Pack = packs.Pack{
 		ping,
 		toolsList,
 		toolMetadata,
+		toolPin,
 		bogusCursor,
 		unknownMethod,
 		modernMeta,
