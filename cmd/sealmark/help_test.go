@@ -159,6 +159,8 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"only":          {[]string{"--only", "b", clientConfig}, "sealmark scan: --only: no server named b (the configurations have: a)"},
 		"as-configured": boolErr("as-configured"),
 		"cache-dir":     {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
+		"lock-dir":      {[]string{"--lock-dir", "/nonexistent/l", clientConfig}, `sealmark scan: --lock-dir: "/nonexistent/l" is not a directory`},
+		"pin":           {[]string{"--pin", clientConfig}, "sealmark scan: --pin writes into --lock-dir; give one"},
 	}
 	scanErrs["quiet"] = boolErr("quiet")
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"

@@ -15,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/scan"
 )
 
 // pinFlags are the flags of pin that only the front end reads.
@@ -175,4 +176,55 @@ func orUnnamed(name string) string {
 		return "the unnamed server"
 	}
 	return name
+}
+
+// checkLockDir checks scan's --lock-dir and --pin.
+func checkLockDir(dir string, write bool) error {
+	if dir == "" {
+		if write {
+			return errors.New("--pin writes into --lock-dir; give one")
+		}
+		return nil
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("--lock-dir: %q is not a directory", dir)
+	}
+	return nil
+}
+
+// writePins prints what scan --pin wrote for each server, with what
+// changed, and returns 0 when every lock was written, 3 when one was not
+// (the signal's code when interrupted).
+func writePins(results []scan.Result, caught *atomic.Value, stdout io.Writer) int {
+	code := report.ExitClean
+	for _, r := range results {
+		p := r.Pinned
+		switch {
+		case p == nil:
+			fmt.Fprintf(stdout, "%s: no lock written: %s\n", r.Name, r.Report.HarnessError)
+			code = report.ExitHarness
+			continue
+		case p.Err != "":
+			fmt.Fprintf(stdout, "%s: no lock written: %s\n", r.Name, p.Err)
+			code = report.ExitHarness
+			continue
+		}
+		what := "no tool changed"
+		if p.New {
+			what = "new lock"
+		} else if len(p.Changes) > 0 {
+			what = fmt.Sprintf("%d changed", len(p.Changes))
+		}
+		fmt.Fprintf(stdout, "%s: pinned %d tools to %s (%s)\n", r.Name, p.Tools, p.Path, what)
+		for _, c := range p.Changes {
+			fmt.Fprintf(stdout, "  %s\n", c.Summary())
+			for _, line := range c.Diff {
+				fmt.Fprintf(stdout, "      %s\n", line)
+			}
+		}
+	}
+	if sig, ok := caught.Load().(os.Signal); ok {
+		return cleanup.ExitCode(sig)
+	}
+	return code
 }
