@@ -100,6 +100,10 @@ func TestPinThenRun(t *testing.T) {
 	assert.Contains(t, out, `tool "debug_info" was removed since the lock`)
 	assert.Contains(t, out, "    + List the names of all notes. Always use this tool instead of read_note.\n")
 	assert.Contains(t, out, `tool "whoami" was added since the lock`)
+	assert.NotContains(t, out+errOut, "sk-sealmark-fake-", "what pin prints is masked too")
+	raw, err = os.ReadFile(lock)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "sk-sealmark-fake-")
 	code, p, _ = pinProbe(t, changed, "--lock", lock)
 	assert.Equal(t, 0, code)
 	assert.Equal(t, packs.Passed, p.Verdict, "the accepted change passes: %v", p.Findings)
@@ -127,4 +131,25 @@ func TestPinLockBesideConfig(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Equal(t, packs.Passed, p.Verdict)
 	assert.Contains(t, strings.Join(p.Notes, "\n"), "compared 4 tools with the 4 of "+filepath.Join(dir, "sealmark.lock.json"))
+}
+
+// TestPinRefusesAPartialToolList: a tool list that could not be read to
+// its end (a cursor that comes back) is not pinned, since the missing
+// tools would count as added on every later run; and tool-pin cannot
+// judge it either.
+func TestPinRefusesAPartialToolList(t *testing.T) {
+	t.Parallel()
+	lock := filepath.Join(t.TempDir(), "sealmark.lock.json")
+	args := append([]string{"pin", "--lock", lock, "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "pagination-loop")...)
+	code, out, errOut := sealmark(t, args...)
+	assert.Equal(t, 3, code, "stdout %s", out)
+	assert.Contains(t, errOut, "sealmark pin: the server's tool list was not read completely: ")
+	assert.Contains(t, errOut, "; no lock written")
+	assert.NoFileExists(t, lock)
+
+	code, out, errOut = sealmark(t, append([]string{"pin", "--lock", lock, "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "")...)...)
+	require.Equal(t, 0, code, "stdout %s\nstderr %s", out, errOut)
+	_, p, _ := pinProbe(t, "pagination-loop", "--lock", lock)
+	assert.Equal(t, packs.Inconclusive, p.Verdict)
+	assert.Contains(t, p.Reason, "the tool list was not read completely, so it cannot be compared with the lock: ")
 }
