@@ -48,7 +48,7 @@ func newPinFlags(stderr io.Writer) (*flag.FlagSet, *pinFlags) {
 	fs.StringVar(&f.configPath, "config", "", "read settings from `FILE` (default $SEALMARK_CONFIG, else ./sealmark.yaml when present)")
 	fs.String("lock", "", "write the lock to `FILE` (default "+pin.DefaultFile+" beside sealmark.yaml, else in the working directory)")
 	fs.BoolVar(&f.update, "update", false, "rewrite an existing lock, accepting the change, and print what changed")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress line on stderr")
 	for _, name := range pinLayered {
 		fl := runSet.Lookup(name)
 		fs.Var(fl.Value, fl.Name, fl.Usage)
@@ -112,8 +112,12 @@ func pinCmd(args []string, stdout, stderr io.Writer) int {
 		cancel(errors.New(cleanup.Name(sig)))
 	})
 	defer stop()
-	errFile, isFile := stderr.(*os.File)
-	rep := e.Run(ctx, progressHooks(stderr, isFile && isTerminal(errFile), f.quiet))
+	if !f.quiet {
+		// Not run's progress lines: their probe counts and the lockless
+		// tool-pin's not-applicable would say nothing about pinning.
+		fmt.Fprintln(stderr, "sealmark pin: starting the server, contained, for its tool list")
+	}
+	rep := e.Run(ctx, engine.Hooks{})
 	stop()
 	if sig, ok := caught.Load().(os.Signal); ok {
 		fmt.Fprintf(stderr, "sealmark pin: interrupted; %s left as it was\n", path)
