@@ -17,6 +17,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/hostpath"
+	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
 )
@@ -66,6 +67,7 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.Var(&repeated{}, "header", "an HTTP header `Name: value` for --url (repeatable)")
 	fs.String("start", "", "a `COMMAND` line that starts the HTTP server for --url, in the sandbox's throwaway directory (no shell)")
 	fs.String("baseline", "", "a JSON `FILE` of accepted findings (probe id, fingerprint, justification); a stale entry fails the run")
+	fs.String("lock", "", "compare the tools with the lock `FILE` sealmark pin wrote (default "+pin.DefaultFile+" beside sealmark.yaml, when present)")
 	return fs, f
 }
 
@@ -135,6 +137,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := preflight(res); err != nil {
 		return usageErr("%v", err)
+	}
+	if res.Lock == "" {
+		res.Lock = engine.DefaultLock(configFile(f))
 	}
 	cfg, err := engineConfig(res, stderr)
 	if err != nil {

@@ -30,6 +30,8 @@ type scanFlags struct {
 	only                      repeated
 	json, sarif, junit        string
 	cacheDir                  string
+	lockDir                   string // one tool lock per server (pincmd.go)
+	pin                       bool
 }
 
 // scanLayered are scan's flags that go through config.Resolve for each server.
@@ -57,6 +59,8 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.StringVar(&f.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
 	fs.StringVar(&f.junit, "junit", "", "write JUnit XML with one suite per server to `PATH`")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "install launchers' packages under `DIR` (default the user cache dir's sealmark)")
+	fs.StringVar(&f.lockDir, "lock-dir", "", "compare each server's tools with its own lock in `DIR` (NAME.lock.json; see --pin)")
+	fs.BoolVar(&f.pin, "pin", false, "write each server's tool lock into --lock-dir (replacing it, printing what changed) instead of testing the servers")
 	addShared(fs) // each applies to every server
 	return fs, f
 }
@@ -124,6 +128,9 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	if err := preflightOutputs(base.SandboxDir, base.Origins["sandbox.dir"], f.json, f.sarif, f.junit); err != nil {
 		return usageErr("%v", err)
 	}
+	if err := checkLockDir(f.lockDir, f.pin); err != nil {
+		return usageErr("%v", err)
+	}
 	if f.cacheDir == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
@@ -172,6 +179,7 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	opts := &scan.Options{
 		Jobs: f.jobs, AsConfigured: f.asConfigured, Flags: flags, Env: os.Environ(), Cwd: cwd, Home: home,
 		Version: version, FailOn: base.FailOn, Log: stderr, Fetcher: &scan.Fetcher{Dir: f.cacheDir, Env: os.Environ()},
+		LockDir: f.lockDir, Pin: f.pin,
 	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "sealmark scan: %s, %d at a time\n", scan.Servers(len(entries)), min(f.jobs, len(entries)))
@@ -181,8 +189,12 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sealmark scan: [%d/%d] %s done (%s, %s)\n", n, len(entries), r.Name, r.Launcher, d)
 		}
 	}
-	named := scan.Names(scan.Run(ctx, entries, opts))
+	results := scan.Run(ctx, entries, opts)
 	stop()
+	if f.pin {
+		return writePins(results, &caught, stdout)
+	}
+	named := scan.Names(results)
 	return writeMerged(named, failOn, f.json, f.sarif, f.junit, &caught, stdout, stderr, "scan")
 }
 
