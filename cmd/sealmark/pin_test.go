@@ -153,3 +153,17 @@ func TestPinRefusesAPartialToolList(t *testing.T) {
 	assert.Equal(t, packs.Inconclusive, p.Verdict)
 	assert.Contains(t, p.Reason, "the tool list was not read completely, so it cannot be compared with the lock: ")
 }
+
+// TestPinHoldsValuesComputedAtStart: a server whose schema defaults are
+// computed when it starts (a date 30 days back, an epoch, a uuid, a nonce)
+// holds the lock pin wrote at an earlier start, as it holds tool-drift.
+func TestPinHoldsValuesComputedAtStart(t *testing.T) {
+	t.Parallel()
+	lock := filepath.Join(t.TempDir(), "sealmark.lock.json")
+	args := append([]string{"pin", "--lock", lock, "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "start-defaults")...)
+	code, out, errOut := sealmark(t, args...)
+	require.Equal(t, 0, code, "stdout %s\nstderr %s", out, errOut)
+	code, p, out := pinProbe(t, "start-defaults", "--lock", lock)
+	assert.Equal(t, 0, code, out)
+	assert.Equal(t, packs.Passed, p.Verdict, "values computed at start are no change: %v", p.Findings)
+}

@@ -4,7 +4,7 @@
 // so that a later run can tell a tool that changed since it was reviewed (a
 // rug pull) from one that did not.
 //
-//	lock := pin.New(pin.Server{Name: "notes", Version: "1.2.0"}, defs) // defs already redacted
+//	lock := pin.New(pin.Server{Name: "notes", Version: "1.2.0"}, defs, time.Now()) // defs already redacted
 //	data, _ := lock.Marshal()                                          // pretty, stable, ends with a newline
 //	old, err := pin.Read("sealmark.lock.json")
 //	for _, c := range pin.Compare(old, lock) {
@@ -17,7 +17,10 @@
 // kept verbatim (a changed description is a readable line diff in code
 // review), and nothing in it depends on the run that wrote it. The caller
 // passes definitions through the run's redaction first, so no secret and no
-// run-specific path is ever written.
+// run-specific path is ever written; values the server computes when it
+// starts (a date in a default, a uuid, an epoch near now) are written as
+// their kind ("<a time or date>", see internal/startvalue), so a server
+// that offers "the last 30 days" by default holds its lock from day to day.
 package pin
 
 import (
@@ -31,6 +34,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/sealmark/sealmark/internal/startvalue"
 )
 
 // Format is the lock file's format version, written as sealmark_lock.
@@ -89,9 +95,10 @@ type Definition struct {
 	InputSchema, Annotations json.RawMessage
 }
 
-// New pins defs: one Tool each, sorted by name. A name listed twice keeps
-// its first definition.
-func New(server Server, defs []Definition) Lock {
+// New pins defs, listed at now: one Tool each, sorted by name. A name
+// listed twice keeps its first definition. Values computed at start are
+// written as their kind (startvalue.Text and startvalue.JSON).
+func New(server Server, defs []Definition, now time.Time) Lock {
 	l := Lock{Format: Format, Server: server, Tools: []Tool{}}
 	seen := map[string]bool{}
 	for _, d := range defs {
@@ -101,9 +108,9 @@ func New(server Server, defs []Definition) Lock {
 		seen[d.Name] = true
 		l.Tools = append(l.Tools, Tool{
 			Name:        d.Name,
-			Description: d.Description,
-			InputSchema: digest(d.InputSchema, "properties"),
-			Annotations: digest(d.Annotations, ""),
+			Description: startvalue.Text(d.Description, now),
+			InputSchema: digest(d.InputSchema, "properties", now),
+			Annotations: digest(d.Annotations, "", now),
 		})
 	}
 	sort.Slice(l.Tools, func(i, j int) bool { return l.Tools[i].Name < l.Tools[j].Name })
@@ -116,8 +123,11 @@ const memberLen = 16
 
 // digest hashes raw as canonical JSON. Members are the entries of the
 // object under key (key "" means raw's own members), when there is one.
-func digest(raw json.RawMessage, key string) Digest {
+func digest(raw json.RawMessage, key string, now time.Time) Digest {
 	v, ok := decode(raw)
+	if ok {
+		v = startvalue.JSON(v, now)
+	}
 	d := Digest{SHA256: sum(canonical(raw, v, ok))}
 	obj, _ := v.(map[string]any)
 	if key != "" {

@@ -2,14 +2,41 @@ package pin
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// at is when the tests' tools are listed.
+var at = time.Date(2026, 12, 4, 15, 20, 0, 0, time.UTC)
+
+// TestValuesComputedAtStartHold: a server that writes the time it started
+// into a default and a description (the last 30 days, a request id) holds
+// its lock on a later day; a changed constant still changes the lock.
+func TestValuesComputedAtStartHold(t *testing.T) {
+	recent := func(at time.Time, limit int) Definition {
+		return Definition{
+			Name:        "recent_notes",
+			Description: "List the notes changed since " + at.AddDate(0, 0, -30).Format(time.DateOnly) + ".",
+			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"since":{"type":"string","default":%q},`+
+				`"after_ms":{"type":"integer","default":%d},"limit":{"type":"integer","default":%d}}}`,
+				at.AddDate(0, 0, -30).Format(time.DateOnly), at.UnixMilli(), limit)),
+		}
+	}
+	later := at.Add(49 * time.Hour)
+	old := New(Server{}, []Definition{recent(at, 20)}, at)
+	assert.Equal(t, "List the notes changed since <a time or date>.", old.Tools[0].Description)
+	assert.Empty(t, Compare(old, New(Server{}, []Definition{recent(later, 20)}, later)), "values computed at start are no change")
+	changes := Compare(old, New(Server{}, []Definition{recent(later, 50)}, later))
+	require.Len(t, changes, 1, "a changed constant default is a change")
+	assert.Contains(t, changes[0].Summary(), "recent_notes")
+}
 
 func defs() []Definition {
 	return []Definition{
@@ -25,12 +52,12 @@ func defs() []Definition {
 // the end, and the same definitions written in another key order and
 // spacing pin to the same bytes.
 func TestMarshalIsStable(t *testing.T) {
-	a, err := New(Server{Name: "notes", Version: "1.0.0"}, defs()).Marshal()
+	a, err := New(Server{Name: "notes", Version: "1.0.0"}, defs(), at).Marshal()
 	require.NoError(t, err)
 	d := defs()
 	d[0], d[1] = d[1], d[0]
 	d[1].InputSchema = json.RawMessage(`{ "required": ["name"], "properties": {"name": {"type": "string"}}, "type": "object" }`)
-	b, err := New(Server{Name: "notes", Version: "1.0.0"}, d).Marshal()
+	b, err := New(Server{Name: "notes", Version: "1.0.0"}, d, at).Marshal()
 	require.NoError(t, err)
 	assert.Equal(t, string(a), string(b))
 	s := string(a)
@@ -42,14 +69,14 @@ func TestMarshalIsStable(t *testing.T) {
 
 // A description is written as it is: <IMPORTANT> is not escaped to \u003c.
 func TestMarshalKeepsDescriptionReadable(t *testing.T) {
-	b, err := New(Server{}, []Definition{{Name: "x", Description: "<IMPORTANT> & more"}}).Marshal()
+	b, err := New(Server{}, []Definition{{Name: "x", Description: "<IMPORTANT> & more"}}, at).Marshal()
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"<IMPORTANT> & more"`)
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), DefaultFile)
-	l := New(Server{Name: "notes", Version: "1.0.0"}, defs())
+	l := New(Server{Name: "notes", Version: "1.0.0"}, defs(), at)
 	require.NoError(t, l.Write(path))
 	got, err := Read(path)
 	require.NoError(t, err)
@@ -76,7 +103,7 @@ func TestParseRefusesWhatIsNoLock(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
-	old := New(Server{}, defs())
+	old := New(Server{}, defs(), at)
 	assert.Empty(t, Compare(old, old), "an unchanged lock has no change")
 
 	d := defs()
@@ -85,7 +112,7 @@ func TestCompare(t *testing.T) {
 	d[0].Annotations = json.RawMessage(`{"readOnlyHint":false}`)
 	d[1].InputSchema = json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"},"body":{"type":"string"}},"required":["title"]}`)
 	d = append(d, Definition{Name: "debug_info", Description: "Show debugging information."})
-	cur := New(Server{}, d[1:]) // read_note removed ...
+	cur := New(Server{}, d[1:], at) // read_note removed ...
 	changes := Compare(old, cur)
 	require.Len(t, changes, 3)
 	assert.Equal(t, Change{Kind: Changed, Tool: "add_note", Parts: []string{"input schema"},
@@ -96,7 +123,7 @@ func TestCompare(t *testing.T) {
 	assert.Equal(t, `tool "read_note" was removed since the lock`, changes[2].Summary())
 
 	// ... and changed in every part.
-	changes = Compare(old, New(Server{}, d))
+	changes = Compare(old, New(Server{}, d, at))
 	require.Len(t, changes, 3)
 	c := changes[2]
 	assert.Equal(t, `the description, input schema and annotations of tool "read_note" changed since the lock`, c.Summary())
@@ -126,7 +153,7 @@ func TestFind(t *testing.T) {
 	assert.Nil(t, l, "no lock beside the config: none")
 	_, err = Find(filepath.Join(dir, "missing.json"), cfg)
 	assert.ErrorContains(t, err, "sealmark pin writes it")
-	require.NoError(t, New(Server{}, defs()).Write(Beside(cfg)))
+	require.NoError(t, New(Server{}, defs(), at).Write(Beside(cfg)))
 	l, err = Find("", cfg)
 	require.NoError(t, err)
 	require.NotNil(t, l)

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/packs"
@@ -73,7 +74,7 @@ func Lock(s *packs.Surface, redact func(string) string) pin.Lock {
 			InputSchema: red(t.InputSchema), Annotations: red(annotations(t)),
 		})
 	}
-	return pin.New(pin.Server{Name: redact(s.Init.Server.Name), Version: redact(s.Init.Server.Version)}, defs)
+	return pin.New(pin.Server{Name: redact(s.Init.Server.Name), Version: redact(s.Init.Server.Version)}, defs, time.Now())
 }
 
 // annotations is the tool's annotations as the server sent them (every
