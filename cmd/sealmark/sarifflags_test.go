@@ -123,12 +123,3 @@ func TestSARIFLocationAndCategory(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	assert.Equal(t, "mcp/notes/", readSARIFRun(t, sarif).AutomationDetails.ID)
 }
-
-func TestSARIFCategoryUsage(t *testing.T) {
-	t.Parallel()
-	for _, cmd := range []string{"run", "scan"} {
-		code, _, errOut := sealmark(t, cmd, "--sarif-category", "/", "--", "x")
-		assert.Equal(t, 2, code, cmd)
-		assert.Contains(t, errOut, `--sarif-category "/": want a name such as sealmark/notes`, cmd)
-	}
-}
