@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -31,7 +30,9 @@ const SchemaID = "https://raw.githubusercontent.com/sealmark/sealmark/main/docs/
 //
 // An object has exactly the fields the model writes (additionalProperties
 // false): the schema is that of this version of Sealmark, and a field added
-// later is added to it (go generate ./internal/report writes the file).
+// later is added to it. go generate ./internal/report writes it, with each
+// property described by its field's doc comment, to
+// docs/report.schema.json (internal/report/cmd/genschema).
 func JSONSchema() (*jsonschema.Schema, error) {
 	names := func(values ...string) []any {
 		out := make([]any, len(values))
@@ -90,23 +91,6 @@ func JSONSchema() (*jsonschema.Schema, error) {
 			},
 		},
 	}, nil
-}
-
-// JSONSchemaBytes is JSONSchema as docs/report.schema.json holds it:
-// indented, followed by a newline.
-func JSONSchemaBytes() ([]byte, error) {
-	s, err := JSONSchema()
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		return nil, fmt.Errorf("report: schema: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 var resolved = sync.OnceValues(func() (*jsonschema.Resolved, error) {

@@ -30,20 +30,6 @@ func writeUnchecked(t testing.TB) {
 // schemaFile is the published schema, docs/report.schema.json.
 var schemaFile = filepath.Join("..", "..", "docs", "report.schema.json")
 
-func TestSchemaFileIsGenerated(t *testing.T) {
-	want, err := JSONSchemaBytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(schemaFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what the report model generates: run go generate ./internal/report", schemaFile)
-	}
-}
-
 // publishedSchema is the committed file itself, resolved: what a consumer
 // validates against.
 func publishedSchema(t *testing.T) *jsonschema.Resolved {
