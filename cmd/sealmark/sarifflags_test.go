@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/scan"
 )
 
 // sarifRun is what code scanning reads of a SARIF log's runs.
@@ -122,4 +123,39 @@ func TestSARIFLocationAndCategory(t *testing.T) {
 		"--sarif", sarif, "--sarif-category", "mcp/notes", "--", "./bin/notes-server"}, server...)...)
 	require.Equal(t, 1, code, errOut)
 	assert.Equal(t, "mcp/notes/", readSARIFRun(t, sarif).AutomationDetails.ID)
+}
+
+// TestScanSARIFOptions: a scanned server's results are located at the
+// client configuration that lists it when that file is in the
+// repository; a server whose configuration lives elsewhere, with no
+// manifest either, gets a warning naming it.
+func TestScanSARIFOptions(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".vscode"), 0o755))
+	inRepo := filepath.Join(repo, ".vscode", "mcp.json")
+	require.NoError(t, os.WriteFile(inRepo, []byte("{}"), 0o644))
+	home := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	require.NoError(t, os.WriteFile(home, []byte("{}"), 0o644))
+	entries := []scan.Entry{
+		{Name: "notes", Source: inRepo, Command: "npx", Args: []string{"-y", "notes-server"}},
+		{Name: "files", Source: home, Command: "uvx", Args: []string{"files-server"}},
+	}
+	var stderr bytes.Buffer
+	opts := scanSARIFOptions(entries, "mcp", repo, &stderr)
+	assert.Equal(t, "mcp", opts.Category)
+	assert.Equal(t, ".vscode/mcp.json", opts.Servers["notes"].ArtifactURI)
+	assert.Empty(t, opts.Servers["files"].ArtifactURI, "a configuration outside the repository, and no manifest")
+	assert.Contains(t, opts.Servers["files"].NoArtifact, "is outside the repository "+repo)
+	assert.Contains(t, stderr.String(), "sealmark scan: warning: the SARIF results of files have no file location")
+	assert.NotContains(t, stderr.String(), "of notes")
+
+	// With a manifest in the repository, the server configured elsewhere
+	// is located there.
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "package.json"), []byte("{}"), 0o644))
+	stderr.Reset()
+	opts = scanSARIFOptions(entries, "", repo, &stderr)
+	assert.Equal(t, "package.json", opts.Servers["files"].ArtifactURI)
+	assert.Empty(t, stderr.String())
 }
