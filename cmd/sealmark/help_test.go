@@ -139,6 +139,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"quiet":          boolErr("quiet"),
 		"sandbox-dir":    {[]string{"--sandbox-dir", "/nonexistent/x", "--", "x"}, `flag --sandbox-dir: sandbox.dir: "/nonexistent/x" is not a directory`},
 		"sarif":          {[]string{"--sarif", "/nonexistent/r.sarif", "--", "x"}, `flag --sarif: report.sarif: the directory "/nonexistent" does not exist`},
+		"sarif-category": {[]string{"--sarif-category", "/", "--", "x"}, `sealmark run: --sarif-category "/": want a name such as sealmark/notes`},
 		"service":        {[]string{"--service", "tcp:db.example:5432", "--", "x"}, `--service: service "tcp:db.example:5432": the host must be 127.0.0.1 or [::1]`},
 		"start":          {[]string{"--start", "x", "--", "y"}, "server.start (flag --start) needs server.url"},
 		"timeout":        {[]string{"--timeout", "soon", "--", "x"}, `--timeout: want a duration such as "30s", got "soon"`},
@@ -154,13 +155,14 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 	clientConfig := filepath.Join(dir, "mcp.json")
 	require.NoError(t, os.WriteFile(clientConfig, []byte(`{"mcpServers": {"a": {"command": "x"}}}`), 0o600))
 	scanErrs := map[string]flagError{
-		"list-configs":  boolErr("list-configs"),
-		"jobs":          {[]string{"--jobs", "0", clientConfig}, "sealmark scan: --jobs: want 1 or more, got 0"},
-		"only":          {[]string{"--only", "b", clientConfig}, "sealmark scan: --only: no server named b (the configurations have: a)"},
-		"as-configured": boolErr("as-configured"),
-		"cache-dir":     {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
-		"lock-dir":      {[]string{"--lock-dir", "/nonexistent/l", clientConfig}, `sealmark scan: --lock-dir: "/nonexistent/l" is not a directory`},
-		"pin":           {[]string{"--pin", clientConfig}, "sealmark scan: --pin writes into --lock-dir; give one"},
+		"list-configs":   boolErr("list-configs"),
+		"jobs":           {[]string{"--jobs", "0", clientConfig}, "sealmark scan: --jobs: want 1 or more, got 0"},
+		"only":           {[]string{"--only", "b", clientConfig}, "sealmark scan: --only: no server named b (the configurations have: a)"},
+		"as-configured":  boolErr("as-configured"),
+		"cache-dir":      {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
+		"lock-dir":       {[]string{"--lock-dir", "/nonexistent/l", clientConfig}, `sealmark scan: --lock-dir: "/nonexistent/l" is not a directory`},
+		"pin":            {[]string{"--pin", clientConfig}, "sealmark scan: --pin writes into --lock-dir; give one"},
+		"sarif-category": {[]string{"--sarif-category", "/", clientConfig}, `sealmark scan: --sarif-category "/": want a name such as sealmark/notes`},
 	}
 	scanErrs["quiet"] = boolErr("quiet")
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"

@@ -62,5 +62,9 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sealmark merge: %v\n", err)
 		return report.ExitHarness
 	}
-	return writeMerged(named, failOn, o.json, o.sarif, o.junit, nil, stdout, stderr, "merge")
+	var sarifOpts report.SARIFOptions
+	if o.sarif != "" {
+		sarifOpts = mergeSARIFOptions(stderr)
+	}
+	return writeMerged(named, failOn, o.json, o.sarif, o.junit, sarifOpts, nil, stdout, stderr, "merge")
 }

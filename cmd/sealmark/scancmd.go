@@ -16,7 +16,6 @@ import (
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
-	"github.com/sealmark/sealmark/internal/hostpath"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/scan"
 	"github.com/sealmark/sealmark/packs"
@@ -29,7 +28,7 @@ type scanFlags struct {
 	jobs                      int
 	only                      repeated
 	json, sarif, junit        string
-	cacheDir                  string
+	cacheDir, sarifCategory   string
 	lockDir                   string // one tool lock per server (pincmd.go)
 	pin                       bool
 }
@@ -57,6 +56,7 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.StringVar(&f.json, "json", "", "write the merged JSON report (reports keyed by server name) to `PATH`")
 	fs.StringVar(&f.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
+	addSARIFCategory(fs, &f.sarifCategory, true)
 	fs.StringVar(&f.junit, "junit", "", "write JUnit XML with one suite per server to `PATH`")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "install launchers' packages under `DIR` (default the user cache dir's sealmark)")
 	fs.StringVar(&f.lockDir, "lock-dir", "", "compare each server's tools with its own lock in `DIR` (NAME.lock.json; see --pin)")
@@ -98,6 +98,9 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%-22s %-9s %s%s\n", p.Client, state, p.Path, what)
 		}
 		return report.ExitClean
+	}
+	if err := checkSARIFCategory(fs, f.sarifCategory); err != nil {
+		return usageErr("%v", err)
 	}
 	if f.jobs < 1 {
 		return usageErr("--jobs: want 1 or more, got %d", f.jobs)
@@ -195,12 +198,16 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 		return writePins(results, &caught, stdout)
 	}
 	named := scan.Names(results)
-	return writeMerged(named, failOn, f.json, f.sarif, f.junit, &caught, stdout, stderr, "scan")
+	var sarifOpts report.SARIFOptions
+	if f.sarif != "" {
+		sarifOpts = scanSARIFOptions(entries, f.sarifCategory, cwd, stderr)
+	}
+	return writeMerged(named, failOn, f.json, f.sarif, f.junit, sarifOpts, &caught, stdout, stderr, "scan")
 }
 
 // writeMerged prints the summary table, writes the merged reports and
 // returns the exit code over all servers (the signal's when interrupted).
-func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath, junitPath string, caught *atomic.Value, stdout, stderr io.Writer, cmd string) int {
+func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath, junitPath string, sarifOpts report.SARIFOptions, caught *atomic.Value, stdout, stderr io.Writer, cmd string) int {
 	if err := scan.WriteSummary(stdout, named, failOn); err != nil {
 		fmt.Fprintf(stderr, "sealmark %s: %v\n", cmd, err)
 		return report.ExitHarness
@@ -210,12 +217,7 @@ func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath,
 		write      func(io.Writer) error
 	}{
 		{"--json", jsonPath, func(w io.Writer) error { return report.WriteJSONNamed(w, named) }},
-		{"--sarif", sarifPath, func(w io.Writer) error {
-			// Code scanning refuses a result that names no file: the
-			// project's manifest, when there is one here.
-			cwd, _ := os.Getwd()
-			return report.WriteSARIFSet(w, named, report.SARIFOptions{ArtifactURI: hostpath.SARIFArtifact(cwd, "", nil)})
-		}},
+		{"--sarif", sarifPath, func(w io.Writer) error { return report.WriteSARIFSet(w, named, sarifOpts) }},
 		{"--junit", junitPath, func(w io.Writer) error { return report.WriteJUnitSet(w, named) }},
 	} {
 		if out.path == "" {
