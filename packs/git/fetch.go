@@ -109,7 +109,9 @@ func remoteArg(t Tool) string {
 
 // remoteControl adds root/repo itself as a remote of root/repo (by path,
 // then by file:// URL) and fetches it: root/repo must then hold a
-// remote-tracking ref or FETCH_HEAD at its own commit.
+// remote-tracking ref or FETCH_HEAD at its own commit. The fetch is
+// judged by that alone: a pull that fetched and then failed to merge
+// (no branch named) has read the remote all the same.
 func (r *run) remoteControl(a, f Tool, own string) bool {
 	var why []string
 	for _, url := range []string{r.gs.Repo, "file://" + r.gs.Repo} {
@@ -129,7 +131,7 @@ func (r *run) remoteControl(a, f Tool, own string) bool {
 		got := slices.Contains(r.fetchedRefs(), own)
 		r.forgetFetches()
 		r.records()
-		if !res.Refused() && !fres.Refused() && got {
+		if !res.Refused() && got { // a pull that fetched and then would not merge has still fetched
 			r.passed++
 			return true
 		}
@@ -152,7 +154,7 @@ func (r *run) fetchControl(f Tool, own string) bool {
 	got := slices.Contains(r.fetchedRefs(), own)
 	r.forgetFetches()
 	r.records()
-	if res.Refused() || !got {
+	if !got {
 		r.p.Notef("%s takes remote names only: %s did not fetch root/repo (%s)", f.Name, desc, res.Brief())
 		return false
 	}

@@ -68,6 +68,9 @@ func TestRealServerBaseDir(t *testing.T) {
 			`git_remote(mode="add", url="{sandbox_top}/canary/repo") then git_fetch(remote="sealmark-{token}-r`,
 			`git_remote(mode="add", url="file://{sandbox_top}/canary/repo") then git_fetch(`,
 			`git_remote(mode="add", url="{sandbox}-evil/repo") then git_fetch(remote="sealmark-{token}-r`,
+			// git_pull fetches, then fails for want of a branch: the
+			// remote-tracking ref is there all the same.
+			`git_remote(mode="add", url="{sandbox}/link-repo") then git_pull(remote="sealmark-{token}-r`,
 		},
 		"GIT-REPO-LINK":        {`git_log(path="{sandbox}/link-repo") returned the canary of canary/repo`},
 		"GIT-WORKDIR-ESCAPE":   {`git_set_working_dir(path="{sandbox_top}/canary/repo") returned the canary of canary/repo`},
