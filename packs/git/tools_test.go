@@ -2,6 +2,8 @@ package git_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,41 +13,22 @@ import (
 	"github.com/sealmark/sealmark/packs/git"
 )
 
-// TestManyModeShapes pins how the git pack reads the tool shapes of a real
-// server (@cyanheads/git-mcp-server 2.15.3): one tool per command with a
-// mode argument, the repository in "path". git_worktree's worktree is its
-// worktreePath, not its path (the repository); git_remote with an add
-// mode adds a remote; git_set_working_dir's initializeIfNotPresent is the
-// flag that runs git init.
+// TestManyModeShapes pins how the git pack reads the tool list of a real
+// server (@cyanheads/git-mcp-server 2.15.3, as recorded in core's corpus):
+// one tool per git command with a mode argument, the repository in
+// "path". git_worktree's worktree is its worktreePath, not its path (the
+// repository); git_remote, with an add mode, adds remotes;
+// git_set_working_dir's initializeIfNotPresent is the flag that runs git
+// init; git_fetch takes the remote's name in remote.
 func TestManyModeShapes(t *testing.T) {
-	str := json.RawMessage(`{"type":"string"}`)
-	schema := func(props map[string]json.RawMessage) json.RawMessage {
-		b, err := json.Marshal(map[string]any{"type": "object", "properties": props})
-		require.NoError(t, err)
-		return b
+	b, err := os.ReadFile(filepath.Join("..", "core", "testdata", "toollists", "cyanheads__git-mcp-server@2.15.3.json"))
+	require.NoError(t, err)
+	var l struct {
+		Tools []packs.Tool `json:"tools"`
 	}
-	no := false
-	s := &packs.Surface{Tools: []packs.Tool{
-		{Name: "git_worktree", InputSchema: schema(map[string]json.RawMessage{
-			"path": str, "worktreePath": str, "branch": str, "newPath": str,
-			"mode": json.RawMessage(`{"type":"string","enum":["list","add","remove","move","prune"],"default":"list"}`),
-		})},
-		{Name: "git_remote", InputSchema: schema(map[string]json.RawMessage{
-			"path": str, "name": str, "url": str,
-			"mode": json.RawMessage(`{"type":"string","enum":["list","add","remove"],"default":"list"}`),
-		})},
-		{Name: "git_set_working_dir", InputSchema: schema(map[string]json.RawMessage{
-			"path": str, "validateGitRepo": json.RawMessage(`{"type":"boolean"}`), "initializeIfNotPresent": json.RawMessage(`{"type":"boolean"}`),
-		})},
-		{Name: "git_fetch", InputSchema: schema(map[string]json.RawMessage{"path": str, "remote": str})},
-	}}
-	for i := range s.Tools {
-		if s.Tools[i].Name != "git_set_working_dir" {
-			s.Tools[i].Annotations.ReadOnlyHint = &no
-		}
-	}
+	require.NoError(t, json.Unmarshal(b, &l))
 	got := map[string]git.Tool{}
-	for _, tl := range git.Tools(s) {
+	for _, tl := range git.Tools(&packs.Surface{Tools: l.Tools}) {
 		tl.Schema = nil
 		got[tl.Name] = tl
 	}
@@ -54,16 +37,22 @@ func TestManyModeShapes(t *testing.T) {
 	assert.Equal(t, "worktreePath", wt.Dest, "the worktree goes where worktreePath says")
 	assert.Equal(t, "path", wt.Repo, "path is the repository")
 	assert.Equal(t, "mode", wt.Mode)
+	assert.Contains(t, wt.Modes, "add")
 	rm := got["git_remote"]
 	assert.Equal(t, git.Remote, rm.Op, "a remote tool with an add mode adds remotes")
 	assert.Equal(t, "url", rm.URL)
 	assert.Equal(t, "path", rm.Repo)
+	assert.Contains(t, rm.Refs, "name")
 	wd := got["git_set_working_dir"]
 	assert.Equal(t, git.Workdir, wd.Op)
 	assert.Equal(t, "path", wd.Dest)
 	assert.Equal(t, "initializeIfNotPresent", wd.InitFlag)
 	f := got["git_fetch"]
 	assert.Equal(t, git.Write, f.Op)
-	assert.Equal(t, []string{"remote"}, f.Refs)
+	assert.Contains(t, f.Refs, "remote")
 	assert.Empty(t, f.InitFlag)
+	// A mode that is not an operation the probes know leaves the tool as
+	// it was: git_stash is a write tool.
+	assert.Equal(t, git.Write, got["git_stash"].Op)
+	assert.Equal(t, "mode", got["git_stash"].Mode)
 }
