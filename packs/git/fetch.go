@@ -130,6 +130,7 @@ func (r *run) remoteControl(a, f Tool, own string) bool {
 		}
 		got := slices.Contains(r.fetchedRefs(), own)
 		r.forgetFetches()
+		r.dropRemote(name)
 		r.records()
 		if !res.Refused() && got { // a pull that fetched and then would not merge has still fetched
 			r.passed++
@@ -192,6 +193,47 @@ func (r *run) remoteAttempt(a, f Tool, url string, outside map[string]string) {
 	fargs := r.args(f, map[string]any{remoteArg(f): name})
 	fdesc := desc + " then " + r.describe(f, fargs, remoteArg(f))
 	r.judgeFetch(fdesc, r.call(f, fargs, fdesc), fargs, f, outside)
+	r.dropRemote(name)
+}
+
+// dropRemote removes a remote the probe added from root/repo/.git/config
+// (its [remote "NAME"] section), so no remote pointing outside the root
+// stays for later probes. It works through an os.Root on root/repo.
+func (r *run) dropRemote(name string) {
+	root, err := os.OpenRoot(r.gs.Repo)
+	if err != nil {
+		r.p.Notef("restoring root/repo: %v", err)
+		return
+	}
+	defer root.Close()
+	b, err := root.ReadFile(".git/config")
+	if err != nil {
+		r.p.Notef("restoring root/repo: %v", err)
+		return
+	}
+	if out, ok := withoutSection(b, `[remote "`+name+`"]`); ok {
+		if err := root.WriteFile(".git/config", out, 0o644); err != nil {
+			r.p.Notef("restoring root/repo: %v", err)
+		}
+	}
+}
+
+// withoutSection returns a git config file without the section whose
+// header line is header, and whether it had one.
+func withoutSection(b []byte, header string) ([]byte, bool) {
+	var out []byte
+	in, found := false, false
+	for line := range bytes.Lines(b) {
+		t := bytes.TrimSpace(line)
+		if bytes.HasPrefix(t, []byte("[")) {
+			in = string(t) == header
+			found = found || in
+		}
+		if !in {
+			out = append(out, line...)
+		}
+	}
+	return out, found
 }
 
 // judgeFetch reports a fetch that brought an outside repository's commit

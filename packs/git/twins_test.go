@@ -116,6 +116,10 @@ var twins = []packtest.Twin{
 			`git_remote(mode="add", url="{sandbox_top}/canary/repo") then git_fetch(remote="sealmark-{token}-r`,
 			`git_remote(mode="add", url="file://{sandbox_top}/canary/repo") then git_fetch(`,
 			`git_fetch(remote="{sandbox}/../canary/remote.git") fetched the commits of canary/repo, outside the root, into {sandbox}/repo`,
+			// git_pull fetches, then fails for want of a branch: the
+			// fetch is judged by the file system, not the answer.
+			`git_remote(mode="add", url="{sandbox}-evil/repo") then git_pull(remote="sealmark-{token}-r`,
+			`git_pull(remote="{sandbox_top}/canary/repo") fetched the commits of canary/repo`,
 		},
 	}},
 	{Flaws: "follow-links", Want: packtest.Want{
