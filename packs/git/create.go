@@ -94,13 +94,22 @@ func (r *run) createArgs(t Tool, at string) map[string]any {
 }
 
 // createKey is the argument naming what a tool creates: the repository
-// of an init tool or one that initializes where it is pointed, the
-// destination of the others.
+// of an init tool, the destination of the others.
 func createKey(t Tool) string {
-	if t.Op == Init || t.InitFlag != "" && t.Op != Workdir {
+	if t.Op == Init {
 		return t.Repo
 	}
 	return t.Dest
+}
+
+// initKey is the argument naming where a tool with an initialize flag
+// runs git init: a working-directory tool's directory, else its
+// repository.
+func initKey(t Tool) string {
+	if t.Op == Workdir {
+		return t.Dest
+	}
+	return t.Repo
 }
 
 // createControl asks the tool to create inside the root and checks that
@@ -137,7 +146,11 @@ func (r *run) attempt(t Tool, args map[string]any, watch string) *packs.Response
 	}
 	_, err := os.Lstat(watch)
 	existed := err == nil
-	desc := r.describe(t, args, t.Mode, createKey(t), t.InitFlag)
+	key := createKey(t)
+	if _, set := args[t.InitFlag]; set {
+		key = initKey(t) // init-if-missing's call
+	}
+	desc := r.describe(t, args, t.Mode, key, t.InitFlag)
 	res := r.call(t, args, desc)
 	if res != nil {
 		r.judgeRead(t, res, args, desc)

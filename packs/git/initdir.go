@@ -21,7 +21,7 @@ var workdirInit = packs.Probe{
 		}
 		var tools []Tool
 		for _, t := range Tools(p.Surface) {
-			if t.InitFlag != "" && t.Op != Init && createKey(t) != "" {
+			if t.InitFlag != "" && t.Op != Init && initKey(t) != "" {
 				tools = append(tools, t)
 			}
 		}
@@ -48,7 +48,7 @@ var workdirInit = packs.Probe{
 
 // initArgs points the tool at dir with its initialize flag set.
 func (r *run) initArgs(t Tool, dir string) map[string]any {
-	return r.args(t, map[string]any{createKey(t): dir, t.InitFlag: true})
+	return r.args(t, map[string]any{initKey(t): dir, t.InitFlag: true})
 }
 
 // initControl has the tool initialize an empty directory the harness made
@@ -61,7 +61,7 @@ func (r *run) initControl(t Tool) bool {
 		return false
 	}
 	args := r.initArgs(t, at)
-	desc := r.describe(t, args, createKey(t), t.InitFlag)
+	desc := r.describe(t, args, initKey(t), t.InitFlag)
 	res := r.call(t, args, "control "+desc)
 	_, err := os.Lstat(filepath.Join(at, ".git"))
 	ok := r.control(t, res, desc, err == nil)

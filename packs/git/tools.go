@@ -168,16 +168,18 @@ func modeOf(args []packs.Prop) (string, []string) {
 }
 
 // initFlag finds a boolean argument that asks the tool to initialize a
-// repository where there is none: initializeIfNotPresent, init,
-// createIfMissing.
+// repository where there is none: initializeIfNotPresent, initIfMissing,
+// initRepo, createIfMissing. A bare init is left out: it is also
+// submodule update's --init.
 func initFlag(args []packs.Prop) string {
 	for _, a := range args {
-		if a.Type != "boolean" {
+		if a.Type != "boolean" || !strings.HasPrefix(a.Norm, "init") && !strings.HasPrefix(a.Norm, "create") {
 			continue
 		}
-		if strings.HasPrefix(a.Norm, "init") || strings.Contains(a.Norm, "create") &&
-			(strings.Contains(a.Norm, "missing") || strings.Contains(a.Norm, "notpresent") || strings.Contains(a.Norm, "notexist")) {
-			return a.Name
+		for _, w := range []string{"notpresent", "missing", "notexist", "ifneeded", "ifnone", "repo"} {
+			if strings.Contains(a.Norm, w) {
+				return a.Name
+			}
 		}
 	}
 	return ""

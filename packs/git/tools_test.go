@@ -56,3 +56,22 @@ func TestManyModeShapes(t *testing.T) {
 	assert.Equal(t, git.Write, got["git_stash"].Op)
 	assert.Equal(t, "mode", got["git_stash"].Mode)
 }
+
+// TestInitFlag tells a flag that initializes a missing repository from
+// other booleans: submodule update's bare init is not one.
+func TestInitFlag(t *testing.T) {
+	for flag, want := range map[string]bool{
+		"initializeIfNotPresent": true, "init_if_missing": true, "initRepo": true, "createIfMissing": true,
+		"init": false, "initialize": false, "recursive": false, "createBranch": false,
+	} {
+		s := &packs.Surface{Tools: []packs.Tool{{Name: "git_set_working_dir",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"` + flag + `":{"type":"boolean"}}}`)}}}
+		tools := git.Tools(s)
+		require.Len(t, tools, 1)
+		if want {
+			assert.Equal(t, flag, tools[0].InitFlag)
+		} else {
+			assert.Empty(t, tools[0].InitFlag, flag)
+		}
+	}
+}
