@@ -44,6 +44,14 @@ var cyanheadsGit = realserver.Server{Dir: "git-mcp-server-2.15.3", Package: "@cy
 //     ["hand/main"]; root/repo/.git/refs/remotes/hand/main is canary/repo's
 //     head commit, and git log hand/main in root/repo shows its canary
 //     message.
+//   - git_remote add name=hand2 url=file:///tmp/hc/git/root-evil/repo then
+//     git_pull {"remote":"hand2"}: an error result ("you must specify a
+//     branch") whose stderr shows "* [new branch] main -> hand2/main";
+//     refs/remotes/hand2/main is root-evil/repo's head commit.
+//   - git_log {"path":"/tmp/hc/git/canary/repo"}: "Path traversal
+//     detected" (the base directory holds), while git_log
+//     {"path":"/tmp/hc/git/root/link-repo"} returned canary/repo's canary
+//     commit (the check is on the path's text, links are not resolved).
 func TestRealServerBaseDir(t *testing.T) {
 	t.Parallel()
 	cfg := config("node", cyanheadsGit.CwdArg(t))
