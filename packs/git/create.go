@@ -27,7 +27,7 @@ var createOutside = packs.Probe{
 	Severity: packs.Critical,
 	CWE:      "CWE-22",
 	Active:   true,
-	Doc:      "init, clone, worktree add, archive, bundle and format-patch must not create anything outside the root (" + createClass + ")",
+	Doc:      "init, clone, archive, bundle and format-patch must not create anything outside the root (" + createClass + ")",
 	Run: func(p *packs.Pass) {
 		r := start(p)
 		if r == nil {
@@ -57,10 +57,11 @@ var createOutside = packs.Probe{
 	},
 }
 
-// creators are the tools that create at a path they take.
+// creators are the tools that create at a path they take (worktree add is
+// worktree-outside's).
 func (r *run) creators() []Tool {
 	var out []Tool
-	for _, t := range r.tools(Init, Clone, Worktree, Export) {
+	for _, t := range r.tools(Init, Clone, Export) {
 		if t.Op == Init && t.Repo != "" || t.Op != Init && t.Dest != "" {
 			out = append(out, t)
 		}
@@ -92,6 +93,25 @@ func (r *run) createArgs(t Tool, at string) map[string]any {
 	return r.args(t, fill)
 }
 
+// createKey is the argument naming what a tool creates: the repository
+// of an init tool, the destination of the others.
+func createKey(t Tool) string {
+	if t.Op == Init {
+		return t.Repo
+	}
+	return t.Dest
+}
+
+// initKey is the argument naming where a tool with an initialize flag
+// runs git init: a working-directory tool's directory, else its
+// repository.
+func initKey(t Tool) string {
+	if t.Op == Workdir {
+		return t.Dest
+	}
+	return t.Repo
+}
+
 // createControl asks the tool to create inside the root and checks that
 // it did. git init gets a directory the harness made, so a tool that
 // needs one existing passes.
@@ -107,11 +127,7 @@ func (r *run) createControl(t Tool) bool {
 		want = filepath.Join(at, ".git")
 	}
 	args := r.createArgs(t, at)
-	key := t.Dest
-	if t.Op == Init {
-		key = t.Repo
-	}
-	desc := r.describe(t, args, key)
+	desc := r.describe(t, args, t.Mode, createKey(t))
 	res := r.call(t, args, "control "+desc)
 	_, err := os.Lstat(want)
 	ok := r.control(t, res, desc, err == nil)
@@ -123,23 +139,24 @@ func (r *run) createControl(t Tool) bool {
 // attempt makes one call that must create nothing outside the root, and
 // reports what it created: the path it asked for (the harness looks
 // itself) and what the files observer saw outside the root. It then
-// removes what was created.
-func (r *run) attempt(t Tool, args map[string]any, watch string) {
+// removes what was created, and returns the answer (nil for none).
+func (r *run) attempt(t Tool, args map[string]any, watch string) *packs.Response {
 	if !filepath.IsAbs(watch) {
 		watch = filepath.Join(r.sb.Root, watch) // the server's working directory
 	}
 	_, err := os.Lstat(watch)
 	existed := err == nil
-	key := t.Dest
-	if t.Op == Init {
-		key = t.Repo
+	key := createKey(t)
+	if _, set := args[t.InitFlag]; set {
+		key = initKey(t) // init-if-missing's call
 	}
-	desc := r.describe(t, args, key)
+	desc := r.describe(t, args, t.Mode, key, t.InitFlag)
 	res := r.call(t, args, desc)
 	if res != nil {
 		r.judgeRead(t, res, args, desc)
 	}
 	r.judgeCreated(desc, watch, existed, r.records())
+	return res
 }
 
 // judgeCreated reports what a call created outside the root (watch, when

@@ -23,6 +23,6 @@ func newPack() packs.Pack {
 	for _, pl := range places {
 		pk.Probes = append(pk.Probes, escapeProbe(pl))
 	}
-	pk.Probes = append(pk.Probes, workdirEscape, hostileProbe(false), createOutside, remoteRead, argumentInjection, hostileProbe(true), urlCredentials)
+	pk.Probes = append(pk.Probes, workdirEscape, hostileProbe(false), createOutside, worktreeOutside, workdirInit, remoteRead, remoteFetch, argumentInjection, hostileProbe(true), urlCredentials)
 	return pk
 }

@@ -35,7 +35,7 @@ var remoteRead = packs.Probe{
 			}
 		}
 		if len(tools) == 0 {
-			p.NotApplicable("no clone tool takes a URL and a destination (remote add with fetch or pull is not probed)")
+			p.NotApplicable("no clone tool takes a URL and a destination (remote add with fetch or pull is remote-fetch's)")
 			return
 		}
 		for _, t := range tools {

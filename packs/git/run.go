@@ -82,6 +82,9 @@ func (r *run) args(t Tool, fill map[string]any) map[string]any {
 	if t.Repo != "" {
 		all[t.Repo] = r.gs.Repo
 	}
+	if m := t.opMode(); m != "" {
+		all[t.Mode] = m
+	}
 	for k, v := range fill {
 		all[k] = v
 	}
@@ -93,7 +96,7 @@ func (r *run) args(t Tool, fill map[string]any) map[string]any {
 	_ = json.Unmarshal(t.Schema, &s)
 	out, _ := packs.Arguments(t.Schema, r.p.Token, nil) // a schema defect is core's finding
 	for k, v := range all {
-		if _, set := fill[k]; set || k == t.Repo || slices.Contains(s.Required, k) {
+		if _, set := fill[k]; set || k == t.Repo || k == t.Mode || slices.Contains(s.Required, k) {
 			out[k] = v
 		}
 	}

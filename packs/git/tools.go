@@ -35,7 +35,15 @@ type Tool struct {
 	Dest         string   // Clone, Worktree, Export: what is created; Workdir: the directory
 	Refs         []string // the other string arguments that reach git: refs, branches, names, messages, paths
 	Paths        string   // an array of paths (git add's files), or ""
-	Schema       json.RawMessage
+	// Mode is the argument choosing what a many-mode tool does (git_remote
+	// mode=list|add|remove, git_worktree mode=list|add|...), "" when the
+	// tool does one thing; Modes are its values.
+	Mode  string
+	Modes []string
+	// InitFlag is a boolean argument that has the tool run git init at
+	// its path when no repository is there (initializeIfNotPresent), or "".
+	InitFlag string
+	Schema   json.RawMessage
 }
 
 // Argument names, normalized, by what they carry.
@@ -46,7 +54,11 @@ var (
 	destNames = []string{"destination", "dest", "targetdir", "targetpath", "target", "localpath", "clonepath", "output",
 		"outputpath", "outputdir", "outputfile", "file", "to", "directory", "dir", "path", "worktreepath"}
 	pathsNames = []string{"files", "paths", "filepaths", "pathspec", "pathspecs"}
-	gitWords   = []string{"git", "commit", "checkout", "clone", "rebase", "stash", "cherry", "blame", "bisect", "worktree",
+	// worktreeNames name a worktree's own path: a tool that has one takes
+	// the repository in its plain "path".
+	worktreeNames = []string{"worktreepath", "worktree", "worktreedir", "worktreedirectory"}
+	modeNames     = []string{"mode", "action", "operation", "op", "command", "subcommand", "cmd"}
+	gitWords      = []string{"git", "commit", "checkout", "clone", "rebase", "stash", "cherry", "blame", "bisect", "worktree",
 		"fetch", "pull", "push", "merge", "reflog"}
 	readWords = []string{"status", "log", "diff", "show", "blame", "grep", "describe", "reflog", "shortlog", "ls", "list",
 		"get", "read", "view", "search", "info", "history", "rev", "parse"}
@@ -70,7 +82,9 @@ func guess(t packs.Tool) (Tool, bool) {
 	ws := packs.Words(t.Name)
 	args := packs.Props(t.InputSchema)
 	gt := Tool{Name: t.Name, Schema: t.InputSchema}
-	gt.Op = opOf(ws, t)
+	gt.Mode, gt.Modes = modeOf(args)
+	gt.InitFlag = initFlag(args)
+	gt.Op = opOf(ws, t, gt.Modes)
 	taken := []string{}
 	pick := func(names []string) string {
 		for _, n := range names {
@@ -97,6 +111,13 @@ func guess(t packs.Tool) (Tool, bool) {
 		gt.URL = pick(urlNames)
 		gt.Repo = pick(repoNames)
 	case Worktree, Export:
+		if gt.Op == Worktree {
+			gt.Dest = pick(worktreeNames)
+		}
+		if gt.Dest != "" {
+			gt.Repo = pick(repoNames) // git_worktree(path=repository, worktreePath=...)
+			break
+		}
 		gt.Repo = pick(repoNames[:len(repoNames)-1]) // "path" is where the worktree or file goes
 		gt.Dest = pick(destNames)
 	default:
@@ -122,8 +143,60 @@ func guess(t packs.Tool) (Tool, bool) {
 	return gt, true
 }
 
-// opOf tells the operation from the tool's name words and annotations.
-func opOf(ws []string, t packs.Tool) Op {
+// modeOf finds the argument that chooses a many-mode tool's operation: a
+// string chosen from a list, named mode, action, operation or command.
+func modeOf(args []packs.Prop) (string, []string) {
+	for _, a := range args {
+		if !a.Text() || !slices.Contains(modeNames, a.Norm) {
+			continue
+		}
+		var p struct {
+			Enum []any `json:"enum"`
+		}
+		if json.Unmarshal(a.Schema, &p) != nil || len(p.Enum) == 0 {
+			continue
+		}
+		var modes []string
+		for _, v := range p.Enum {
+			if s, ok := v.(string); ok {
+				modes = append(modes, s)
+			}
+		}
+		return a.Name, modes
+	}
+	return "", nil
+}
+
+// initFlag finds a boolean argument that asks the tool to initialize a
+// repository where there is none: initializeIfNotPresent, initIfMissing,
+// initRepo, createIfMissing. A bare init is left out: it is also
+// submodule update's --init.
+func initFlag(args []packs.Prop) string {
+	for _, a := range args {
+		if a.Type != "boolean" || !strings.HasPrefix(a.Norm, "init") && !strings.HasPrefix(a.Norm, "create") {
+			continue
+		}
+		for _, w := range []string{"notpresent", "missing", "notexist", "ifneeded", "ifnone", "repo"} {
+			if strings.Contains(a.Norm, w) {
+				return a.Name
+			}
+		}
+	}
+	return ""
+}
+
+// opMode is the mode a many-mode tool is called in for its operation:
+// add for a worktree or remote tool; "" when the tool has no such mode.
+func (t Tool) opMode() string {
+	if (t.Op == Worktree || t.Op == Remote) && slices.Contains(t.Modes, "add") {
+		return "add"
+	}
+	return ""
+}
+
+// opOf tells the operation from the tool's name words, its modes and its
+// annotations.
+func opOf(ws []string, t packs.Tool, modes []string) Op {
 	switch {
 	case hasAny(ws, "cd", "chdir") || hasAny(ws, "set", "change", "switch") && hasAny(ws, "working", "workdir", "cwd", "wd", "directory", "dir"):
 		return Workdir
@@ -135,7 +208,7 @@ func opOf(ws []string, t packs.Tool) Op {
 		return Init
 	case hasAny(ws, "archive", "bundle", "export") || hasAny(ws, "format") && hasAny(ws, "patch"):
 		return Export
-	case hasAny(ws, "remote") && hasAny(ws, "add", "set", "url", "update"):
+	case hasAny(ws, "remote") && (hasAny(ws, "add", "set", "url", "update") || slices.Contains(modes, "add")):
 		return Remote
 	}
 	if h := t.Annotations.ReadOnlyHint; h != nil {

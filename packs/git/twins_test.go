@@ -25,6 +25,15 @@ var twins = []packtest.Twin{
 		"GIT-WORKDIR-ESCAPE": {`git_status() after git_set_working_dir(path="{sandbox}-evil/repo") returned the canary of root-evil/repo`},
 		"GIT-CREATE-OUTSIDE": {`git_init(repo_path="{sandbox}-evil/sealmark-`},
 		"GIT-REMOTE-READ":    {`git_clone(url="{sandbox}-evil/repo", destination="{sandbox}/sealmark-`},
+		"GIT-WORKTREE-OUTSIDE": {
+			`git_worktree_add(path="{sandbox}-evil/sealmark-`,
+			`git_worktree(mode="add", worktreePath="{sandbox}-evil/sealmark-`,
+		},
+		"GIT-INIT-IF-MISSING": {`git_set_working_dir(path="{sandbox}-evil", initializeIfNotPresent=true) created {sandbox}-evil/.git, outside the root`},
+		"GIT-REMOTE-FETCH": {
+			`git_remote(mode="add", url="{sandbox}-evil/repo") then git_fetch(remote="sealmark-{token}-r`,
+			`git_fetch(remote="{sandbox}-evil/repo") fetched the commits of root-evil/repo, outside the root, into {sandbox}/repo`,
+		},
 	}},
 	{Flaws: "no-clean", Want: packtest.Want{
 		"GIT-REPO-TRAVERSAL": {
@@ -35,13 +44,25 @@ var twins = []packtest.Twin{
 		"GIT-WORKDIR-ESCAPE": {`git_log() after git_set_working_dir(path="../canary/repo") returned the canary of canary/repo`},
 		"GIT-CREATE-OUTSIDE": {`git_init(repo_path="{sandbox}/../sealmark-`},
 		"GIT-REMOTE-READ":    {`git_clone(url="{sandbox}/../canary/remote.git", destination="{sandbox}/sealmark-`},
+		"GIT-WORKTREE-OUTSIDE": {
+			`git_worktree_add(path="{sandbox}/repo/../../sealmark-`,
+			`git_worktree(mode="add", worktreePath="{sandbox}/../sealmark-`,
+		},
+		"GIT-INIT-IF-MISSING": {`git_set_working_dir(path="{sandbox}/..", initializeIfNotPresent=true) created {sandbox_top}/.git, outside the root`},
+		"GIT-REMOTE-FETCH":    {`git_fetch(remote="{sandbox}/../canary/remote.git") fetched the commits of canary/repo`},
 	}},
 	{Flaws: "dest-unchecked", Want: packtest.Want{
 		"GIT-CREATE-OUTSIDE": {
 			`git_init(repo_path="{sandbox_top}/canary/sealmark-`,
 			`git_init(repo_path="{sandbox}-evil") created {sandbox}-evil/.git, outside the root`,
 			`git_clone(destination="{sandbox}/../sealmark-`,
+		},
+		// The worktree path of both worktree shapes: git_worktree takes
+		// the repository in path, the worktree in worktreePath.
+		"GIT-WORKTREE-OUTSIDE": {
 			`git_worktree_add(path="{sandbox}-evil/sealmark-`,
+			`git_worktree(mode="add", worktreePath="{sandbox_top}/canary/sealmark-{token}-new`,
+			`git_worktree(mode="add", worktreePath="{sandbox}/repo/../../sealmark-{token}-new`,
 		},
 	}},
 	{Flaws: "source-unchecked", Want: packtest.Want{
@@ -56,6 +77,7 @@ var twins = []packtest.Twin{
 			`git_status() after git_set_working_dir(path="{sandbox_top}/canary/repo") returned the canary of canary/repo`,
 			`git_log() after git_set_working_dir(path="{sandbox}-evil/repo") returned the canary of root-evil/repo`,
 		},
+		"GIT-INIT-IF-MISSING": {`git_set_working_dir(path="{sandbox_top}/canary", initializeIfNotPresent=true) created {sandbox_top}/canary/.git, outside the root`},
 	}},
 	{Flaws: "option-passthrough", Want: packtest.Want{
 		"GIT-ARGUMENT-INJECTION": {
@@ -83,14 +105,37 @@ var twins = []packtest.Twin{
 			`git_clone(url="http://sealmark:<redacted>@127.0.0.1:{port}/sealmark-{token}.git") wrote the URL's password to its log`,
 		},
 	}},
+	{Flaws: "init-before-check", Want: packtest.Want{
+		"GIT-INIT-IF-MISSING": {
+			`git_set_working_dir(path="{sandbox_top}/canary/sealmark-{token}-new`,
+			`git_set_working_dir(path="{sandbox}-evil", initializeIfNotPresent=true) created {sandbox}-evil/.git, outside the root`,
+		},
+	}},
+	{Flaws: "remote-unchecked", Want: packtest.Want{
+		"GIT-REMOTE-FETCH": {
+			`git_remote(mode="add", url="{sandbox_top}/canary/repo") then git_fetch(remote="sealmark-{token}-r`,
+			`git_remote(mode="add", url="file://{sandbox_top}/canary/repo") then git_fetch(`,
+			`git_fetch(remote="{sandbox}/../canary/remote.git") fetched the commits of canary/repo, outside the root, into {sandbox}/repo`,
+			// git_pull fetches, then fails for want of a branch: the
+			// fetch is judged by the file system, not the answer.
+			`git_remote(mode="add", url="{sandbox}-evil/repo") then git_pull(remote="sealmark-{token}-r`,
+			`git_pull(remote="{sandbox_top}/canary/repo") fetched the commits of canary/repo`,
+		},
+	}},
 	{Flaws: "follow-links", Want: packtest.Want{
 		"GIT-REPO-LINK": {
 			`git_log(repo_path="{sandbox}/link-repo") returned the canary of canary/repo`,
 			`git_show(repo_path="{sandbox}/repo/canary-link") returned the canary of canary/repo`,
 		},
-		"GIT-WORKDIR-ESCAPE": {`git_status() after git_set_working_dir(path="{sandbox}/link-repo") returned the canary of canary/repo`},
-		"GIT-CREATE-OUTSIDE": {`git_init(repo_path="{sandbox}/link-repo/sealmark-`},
-		"GIT-REMOTE-READ":    {`git_clone(url="{sandbox}/link-repo", destination="{sandbox}/sealmark-`},
+		"GIT-WORKDIR-ESCAPE":   {`git_status() after git_set_working_dir(path="{sandbox}/link-repo") returned the canary of canary/repo`},
+		"GIT-CREATE-OUTSIDE":   {`git_init(repo_path="{sandbox}/link-repo/sealmark-`},
+		"GIT-REMOTE-READ":      {`git_clone(url="{sandbox}/link-repo", destination="{sandbox}/sealmark-`},
+		"GIT-WORKTREE-OUTSIDE": {`git_worktree(mode="add", worktreePath="{sandbox}/link-repo/sealmark-`},
+		"GIT-INIT-IF-MISSING":  {`git_set_working_dir(path="{sandbox}/link-repo/sealmark-{token}-new`},
+		"GIT-REMOTE-FETCH": {
+			`git_remote(mode="add", url="{sandbox}/link-repo") then git_fetch(`,
+			`git_fetch(remote="{sandbox}/link-repo") fetched the commits of canary/repo`,
+		},
 	}},
 }
 
