@@ -29,6 +29,7 @@ type scanFlags struct {
 	jobs                      int
 	only                      repeated
 	json, sarif, junit        string
+	html                      string
 	cacheDir                  string
 }
 
@@ -56,6 +57,7 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.StringVar(&f.json, "json", "", "write the merged JSON report (reports keyed by server name) to `PATH`")
 	fs.StringVar(&f.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
 	fs.StringVar(&f.junit, "junit", "", "write JUnit XML with one suite per server to `PATH`")
+	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report (a row per server, drill-down to evidence) to `PATH`")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "install launchers' packages under `DIR` (default the user cache dir's sealmark)")
 	addShared(fs) // each applies to every server
 	return fs, f
@@ -121,7 +123,7 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil || failOn == packs.Info {
 		return usageErr("--fail-on: want low, medium, high or critical, got %q", base.FailOn)
 	}
-	if err := preflightOutputs(base.SandboxDir, base.Origins["sandbox.dir"], f.json, f.sarif, f.junit); err != nil {
+	if err := errors.Join(preflightOutputs(base.SandboxDir, base.Origins["sandbox.dir"], f.json, f.sarif, f.junit), checkHTMLPath(f.html)); err != nil {
 		return usageErr("%v", err)
 	}
 	if f.cacheDir == "" {
@@ -183,7 +185,12 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	named := scan.Names(scan.Run(ctx, entries, opts))
 	stop()
-	return writeMerged(named, failOn, f.json, f.sarif, f.junit, &caught, stdout, stderr, "scan")
+	code := writeMerged(named, failOn, f.json, f.sarif, f.junit, &caught, stdout, stderr, "scan")
+	if err := writeHTML(f.html, named, failOn); err != nil {
+		fmt.Fprintf(stderr, "sealmark scan: --html: %v\n", err)
+		return report.ExitHarness
+	}
+	return code
 }
 
 // writeMerged prints the summary table, writes the merged reports and
