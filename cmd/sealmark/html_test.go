@@ -15,6 +15,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/packs"
 )
 
 // TestScanHTML: scan --html over a clean fixture, one that echoes the
@@ -105,6 +106,40 @@ func TestScanHTMLDirectoryMissing(t *testing.T) {
 	code, _, stderr = sealmark(t, "scan", "--cache-dir", dir, "--html", dir, cfg)
 	assert.Equal(t, report.ExitUsage, code, stderr)
 	assert.Contains(t, stderr, "is a directory")
+}
+
+// TestMergeHTML: merge --html writes the page of the merged reports (a CI
+// matrix's, one per job), each server's verdict at merge's --fail-on.
+func TestMergeHTML(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	write := func(name string, pr report.Probe) string {
+		rep := &report.Report{Tool: report.Tool{Name: "sealmark", Version: "dev"}, Class: report.Standard, Started: start, Finished: start.Add(time.Second),
+			Packs: []report.Pack{{Name: "core", Probes: []report.Probe{pr}}}}
+		report.Finalize(rep, nil)
+		path := filepath.Join(dir, name+".json")
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, report.WriteJSON(f, rep))
+		require.NoError(t, f.Close())
+		return path
+	}
+	low := write("alpha", report.Probe{ID: "CORE-X", Name: "x", Verdict: packs.Failed, Severity: packs.Low,
+		Findings: []packs.Finding{{Severity: packs.Low, Message: "a low thing"}}})
+	ok := write("beta", report.Probe{ID: "CORE-Y", Name: "y", Verdict: packs.Passed, Severity: packs.High})
+	page := filepath.Join(dir, "merged.html")
+	for failOn, want := range map[string]string{"high": `<span class="v warn">warn</span>`, "low": `<span class="v fail">FAIL</span>`} {
+		code, stdout, stderr := sealmark(t, "merge", "--fail-on", failOn, "--html", page, low, ok)
+		require.Contains(t, []int{report.ExitClean, report.ExitFindings}, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+		raw := readString(t, page)
+		assert.Contains(t, raw, `<a href="#server-1">alpha</a></td><td>`+want+`</td><td>CORE-X low: a low thing</td>`, "--fail-on %s", failOn)
+		assert.Contains(t, raw, `<a href="#server-2">beta</a></td><td><span class="v pass">pass</span></td><td>-</td>`)
+		assertSelfContained(t, raw)
+	}
+	code, _, stderr := sealmark(t, "merge", "--html", filepath.Join(dir, "no", "m.html"), low)
+	assert.Equal(t, report.ExitUsage, code)
+	assert.Contains(t, stderr, `sealmark merge: flag --html: the directory`)
 }
 
 func readScan(t *testing.T, path, name string) *report.Report {
