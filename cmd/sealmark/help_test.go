@@ -158,6 +158,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"only":          {[]string{"--only", "b", clientConfig}, "sealmark scan: --only: no server named b (the configurations have: a)"},
 		"as-configured": boolErr("as-configured"),
 		"cache-dir":     {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
+		"html":          {[]string{"--html", "/nonexistent/r.html", clientConfig}, `sealmark scan: flag --html: the directory "/nonexistent" does not exist`},
 	}
 	scanErrs["quiet"] = boolErr("quiet")
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
@@ -173,6 +174,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 			"json":    {[]string{"--json", "/nonexistent/r.json", report}, `sealmark merge: flag --json: report.json: the directory "/nonexistent" does not exist`},
 			"sarif":   {[]string{"--sarif", "/nonexistent/r.sarif", report}, `sealmark merge: flag --sarif: report.sarif: the directory "/nonexistent" does not exist`},
 			"junit":   {[]string{"--junit", dir, report}, `sealmark merge: flag --junit: report.junit: "` + dir + `" is a directory`},
+			"html":    {[]string{"--html", dir, report}, `sealmark merge: flag --html: "` + dir + `" is a directory`},
 		},
 		"init": {
 			"env":   {[]string{"--out", out, "--env", "NOEQUALS", "--", "node"}, "sealmark init: --env: want NAME=VALUE"},

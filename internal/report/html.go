@@ -25,7 +25,8 @@ var htmlPage = template.Must(template.New("report").Parse(htmlSource))
 // table says it, and its worst open finding), then one section per server
 // with its header and, pack by pack, one <details> per probe holding its
 // findings, their evidence, its reason, notes and observations. A probe
-// that fails or warns, or errs, is open; the others collapse. Printing
+// that fails or warns, or errs, is open; the others are collapsed, those
+// that passed or did not apply under one line that counts them. Printing
 // expands every probe.
 //
 // The page loads nothing: CSS is inline, there is no script, and its
@@ -62,7 +63,7 @@ type htmlServer struct {
 	Name     string
 	Verdict  string // pass, warn, FAIL, ERROR
 	Class    string // the verdict's CSS class
-	Worst    string // "ID severity: message", a harness error, or "-"
+	Worst    string // "ID severity: message", a harness error, a stale baseline entry, or "-"
 	Time     string
 	Meta     []htmlField
 	Warnings []string
@@ -207,6 +208,8 @@ func htmlServerFor(rep *Report, failOn packs.Severity) htmlServer {
 		s.Worst = "harness error: " + firstLine(rep.HarnessError)
 	case worstOpen(rep) != "":
 		s.Worst = worstOpen(rep)
+	case len(rep.StaleBaseline) > 0:
+		s.Worst = "baseline: stale entry: " + firstLine(rep.StaleBaseline[0])
 	case s.Verdict == "ERROR":
 		s.Worst = "nothing was tested: every selected pack was not applicable"
 	default:

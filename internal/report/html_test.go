@@ -35,7 +35,7 @@ func writeHTMLString(t *testing.T, reps []NamedReport, failOn packs.Severity) st
 
 // TestHTMLServers: one row per server with the scan table's verdict at
 // the fail bar (pass, warn, FAIL, ERROR for a harness error and for a run
-// that tested nothing) and its worst open finding; a failing or warning
+// that tested nothing) and its worst open finding (or what else failed it); a failing or warning
 // probe is open, the passing ones are collapsed under a count; equal
 // reports give equal bytes.
 func TestHTMLServers(t *testing.T) {
@@ -44,6 +44,8 @@ func TestHTMLServers(t *testing.T) {
 	accepted := packs.Finding{Severity: packs.Critical, Message: "an accepted thing", Accepted: "we know"}
 	harness := htmlTestReport()
 	harness.HarnessError = "the server did not start\nmore"
+	stale := htmlTestReport(htmlTestProbe("CORE-A", packs.Passed, packs.High))
+	stale.StaleBaseline = []string{"CORE-A 0123abcd (high: gone)"}
 	reps := []NamedReport{
 		{"clean", htmlTestReport(htmlTestProbe("CORE-A", packs.Passed, packs.High), htmlTestProbe("CORE-N", packs.NotApplicable, packs.High))},
 		{"warned", htmlTestReport(htmlTestProbe("CORE-A", packs.Passed, packs.High), htmlTestProbe("CORE-LOW", packs.Failed, packs.Low, low))},
@@ -51,6 +53,7 @@ func TestHTMLServers(t *testing.T) {
 			htmlTestProbe("CORE-CRIT", packs.Failed, packs.Critical, crit), htmlTestProbe("CORE-A", packs.Passed, packs.High))},
 		{"broken", harness},
 		{"untested", htmlTestReport(htmlTestProbe("CORE-N", packs.NotApplicable, packs.High))},
+		{"stale", stale},
 	}
 	page := writeHTMLString(t, reps, packs.High)
 	rows := []string{
@@ -59,13 +62,14 @@ func TestHTMLServers(t *testing.T) {
 		`<a href="#server-3">failed</a></td><td><span class="v fail">FAIL</span></td><td>CORE-CRIT critical: the critical thing</td>`,
 		`<a href="#server-4">broken</a></td><td><span class="v error">ERROR</span></td><td>harness error: the server did not start …</td>`,
 		`<a href="#server-5">untested</a></td><td><span class="v error">ERROR</span></td><td>nothing was tested: every selected pack was not applicable</td>`,
+		`<a href="#server-6">stale</a></td><td><span class="v fail">FAIL</span></td><td>baseline: stale entry: CORE-A 0123abcd (high: gone)</td>`,
 	}
 	for _, row := range rows {
 		if !strings.Contains(page, row) {
 			t.Errorf("the table lacks the row\n  %s", row)
 		}
 	}
-	if want := "5 servers: 1 pass, 1 warn, 1 fail, 2 error"; !strings.Contains(page, want) {
+	if want := "6 servers: 1 pass, 1 warn, 2 fail, 2 error"; !strings.Contains(page, want) {
 		t.Errorf("the page lacks the count %q", want)
 	}
 	failed := section(t, page, "server-3")
