@@ -180,8 +180,13 @@ func assertSelfContained(t *testing.T, page string) {
 // PDF's text (pdftotext): what a person sees, every probe expanded by the
 // page's print style. Chromium gets a file:// URL, a profile of its own,
 // no background services and a resolver that resolves nothing, so it
-// contacts no network. The test skips when chromium or pdftotext is
-// missing (.ci/run installs both).
+// contacts no network. It runs in a PID namespace of its own (unshare):
+// its crash handler daemonizes, and an orphan would otherwise be adopted
+// by this test process, the harness, where the process observer of a
+// run under way in a parallel test would count it as the server's; in the
+// namespace its init adopts it, and every process of it dies with that
+// init. The test skips when chromium, pdftotext or unshare is missing
+// (.ci/run installs the first two; unshare is util-linux's).
 func renderedText(t *testing.T, page string) string {
 	t.Helper()
 	chromium, err := exec.LookPath("chromium")
@@ -192,16 +197,28 @@ func renderedText(t *testing.T, page string) string {
 	if err != nil {
 		t.Skip("pdftotext is not installed (Debian: apt-get install poppler-utils); .ci/run installs it")
 	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("unshare (util-linux) is not installed: chromium would leave its crash handler to this test process")
+	}
+	ns := []string{"--pid", "--fork", "--kill-child"}
+	if os.Geteuid() != 0 {
+		ns = append([]string{"--user", "--map-root-user"}, ns...)
+	}
 	dir := t.TempDir()
 	pdf := filepath.Join(dir, "report.pdf")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	args := append(ns, "--", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
 		"--disable-extensions", "--no-pings", "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir="+filepath.Join(dir, "profile"),
 		"--no-pdf-header-footer", "--print-to-pdf="+pdf, "file://"+page)
+	cmd := exec.CommandContext(ctx, unshare, args...)
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_CACHE_HOME="+dir)
 	out, err := cmd.CombinedOutput()
+	if err != nil && strings.HasPrefix(string(out), "unshare: ") {
+		t.Skipf("no PID namespace for chromium (%v): %s", err, out)
+	}
 	require.NoError(t, err, "chromium:\n%s", out)
 	txt, err := exec.CommandContext(ctx, pdftotext, "-enc", "UTF-8", pdf, "-").Output()
 	require.NoError(t, err, "pdftotext")
