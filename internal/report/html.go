@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -121,7 +122,7 @@ type htmlFinding struct {
 }
 
 func htmlPageFor(reps []NamedReport, failOn packs.Severity) htmlView {
-	v := htmlView{FailOn: failOn.String(), Title: "Sealmark: " + servers(len(reps))}
+	v := htmlView{FailOn: failOn.String(), Title: "Sealmark: " + htmlServerCount(len(reps))}
 	counts := map[string]int{}
 	for i, r := range reps {
 		rep := r.Report
@@ -129,7 +130,7 @@ func htmlPageFor(reps []NamedReport, failOn packs.Severity) htmlView {
 			rep = &Report{HarnessError: "no report"}
 		}
 		if v.Tool == "" && rep.Tool.Version != "" {
-			v.Tool = strings.TrimSpace(clean(cmpOr(rep.Tool.Name, "sealmark")) + " " + clean(rep.Tool.Version))
+			v.Tool = strings.TrimSpace(clean(cmp.Or(rep.Tool.Name, "sealmark")) + " " + clean(rep.Tool.Version))
 		}
 		s := htmlServerFor(rep, failOn)
 		s.Anchor = fmt.Sprintf("server-%d", i+1)
@@ -140,23 +141,16 @@ func htmlPageFor(reps []NamedReport, failOn packs.Severity) htmlView {
 	if v.Tool == "" {
 		v.Tool = "sealmark"
 	}
-	v.Counts = fmt.Sprintf("%s: %d pass, %d warn, %d fail, %d error", servers(len(reps)), counts["pass"], counts["warn"], counts["FAIL"], counts["ERROR"])
+	v.Counts = fmt.Sprintf("%s: %d pass, %d warn, %d fail, %d error", htmlServerCount(len(reps)), counts["pass"], counts["warn"], counts["FAIL"], counts["ERROR"])
 	return v
 }
 
-// servers is "1 server" or "N servers".
-func servers(n int) string {
+// htmlServerCount is "1 server" or "N servers".
+func htmlServerCount(n int) string {
 	if n == 1 {
 		return "1 server"
 	}
 	return fmt.Sprintf("%d servers", n)
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // serverVerdict is the scan summary's verdict of one server at failOn:
@@ -200,6 +194,7 @@ func worstOpen(rep *Report) string {
 	return worst
 }
 
+// htmlServerFor is one server's row and section, judged at failOn.
 func htmlServerFor(rep *Report, failOn packs.Severity) htmlServer {
 	s := htmlServer{Verdict: serverVerdict(rep, failOn), Time: "-"}
 	s.Class = strings.ToLower(s.Verdict)
@@ -396,7 +391,7 @@ func htmlLabel(pr Probe, bar packs.Severity) string {
 	if l, ok := htmlLabels[pr.Verdict]; ok {
 		return l
 	}
-	return cmpOr(clean(string(pr.Verdict)), "?")
+	return cmp.Or(clean(string(pr.Verdict)), "?")
 }
 
 // htmlCounts counts the server's probes by label, in a fixed order.
