@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/observers"
 )
 
@@ -62,6 +63,14 @@ type Pass struct {
 	// Observed is what the observers saw; nil when the run has none (no
 	// sandbox, or a platform without them).
 	Observed Observations
+	// Lock is the tool lock the run compares the tool list with
+	// (sealmark pin writes it; lock:, --lock, or sealmark.lock.json beside
+	// sealmark.yaml), nil when the run has none.
+	Lock *pin.Lock
+	// Redact masks the run's secrets in s and replaces its real paths and
+	// tokens by their stable names ({sandbox}, {token}, ...), as every
+	// output does; nil leaves s as it is.
+	Redact func(s string) string
 
 	findings     []*Finding
 	notes        []string

@@ -99,6 +99,13 @@ type Config struct {
 	// finding is logged, not failed; an entry that matches no finding fails
 	// the test. Default none.
 	Baseline string
+	// Lock is the tool lock sealmark pin wrote (lock, relative to the
+	// package directory): core/tool-pin fails on every tool added,
+	// removed or changed since (a rug pull between releases). Default
+	// sealmark.lock.json beside ConfigFile (in the package directory
+	// without one) when that file exists; else tool-pin is skipped as not
+	// applicable.
+	Lock string
 	// Probes are your own table-driven probes (packs/table rows), run as a
 	// pack of their own named ProbesPack (default "mine"), after the
 	// standard packs: go test -run Packs/mine/<row> runs one row. They
@@ -185,6 +192,10 @@ func (c Config) settings() (*config.Resolved, error) {
 	}
 	str(&s.FailOn, c.FailOn, "fail_on", "FailOn")
 	str(&s.Baseline, c.Baseline, "baseline", "Baseline")
+	str(&s.Lock, c.Lock, "lock", "Lock")
+	if s.Lock == "" {
+		s.Lock = engine.DefaultLock(c.ConfigFile)
+	}
 	if c.StartTimeout != 0 {
 		s.StartTimeout = c.StartTimeout
 		set("timeouts.start", "StartTimeout")

@@ -31,7 +31,9 @@
 //
 // Server runs the same loop as sealmark run, so both give the same report
 // for the same settings; Config.ConfigFile makes one sealmark.yaml drive
-// both. go test -sealmark.report=report.json (or SEALMARK_REPORT) writes
+// both, and the sealmark.lock.json that sealmark pin writes beside it
+// (Config.Lock names another) pins the tools across runs: core/tool-pin
+// fails on a tool added, removed or changed since. go test -sealmark.report=report.json (or SEALMARK_REPORT) writes
 // the JSON reports of the package's Server calls, keyed by test name, when
 // the tests end.
 package sealmarktest

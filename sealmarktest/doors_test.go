@@ -50,6 +50,7 @@ func goTestDoor(t *testing.T, cfg sealmarktest.Config, run string) (rep []byte, 
 	b, err := cmd.CombinedOutput()
 	set, rerr := os.ReadFile(path)
 	require.NoError(t, rerr, "the go test door wrote no report:\n%s", b)
+	require.NoError(t, report.ValidateJSON(set), "the go test door's report against docs/report.schema.json")
 	var reps map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(set, &reps))
 	require.Contains(t, reps, "TestVictimDoors", "the report is keyed by test name")
@@ -267,6 +268,7 @@ func TestReportPerServerCall(t *testing.T) {
 	require.NoError(t, err, out)
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
+	require.NoError(t, report.ValidateJSON(raw), "the keyed report against docs/report.schema.json")
 	var set map[string]report.Report
 	require.NoError(t, json.Unmarshal(raw, &set))
 	require.Len(t, set, 2, "%s", raw)

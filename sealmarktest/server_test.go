@@ -21,6 +21,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The go test door's report, written by Main in this binary's victim
+	// runs, is validated against the published schema before it is written.
+	report.SetWriteCheck(report.ValidateJSON)
 	fixture.Dispatch()
 	httpfixture.Dispatch()
 	if os.Getenv("VICTIM_NO_MAIN") != "" {

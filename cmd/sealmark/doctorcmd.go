@@ -27,7 +27,7 @@ import (
 
 // runOnlyFlags are flags of run that doctor does not take: they start
 // something or write something.
-var runOnlyFlags = []string{"example", "fixture", "into", "active", "yes", "explain-config", "quiet"}
+var runOnlyFlags = []string{"example", "fixture", "into", "active", "yes", "explain-config", "quiet", "sarif-category"}
 
 // doctorFlags are run's flags without runOnlyFlags, sharing their values, so
 // doctor resolves the settings exactly as run would.

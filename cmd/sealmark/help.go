@@ -37,6 +37,7 @@ var commands = []command{
 	{"doctor", "check the settings, the command, the environment and this machine; starts nothing", onlyFlags(doctorFlags)},
 	{"diff", "compare two JSON reports: new, fixed and changed findings (exit 1 on a regression)", onlyFlags(diffFlags)},
 	{"baseline", "baseline write: accept a JSON report's findings in a baseline file", onlyFlags(baselineFlags)},
+	{"pin", "write a lock of the server's tools (descriptions, schema and annotation hashes) that later runs compare with", onlyFlags(newPinFlags)},
 	{"version", "print the version", nil},
 	{"help", "this text; help COMMAND for a command's flags, help config for the sealmark.yaml keys", nil},
 }

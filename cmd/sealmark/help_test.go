@@ -81,7 +81,7 @@ func TestHelpErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"help", "nope"}, `sealmark help: unknown topic "nope": want config or one of run, scan, merge, list, init, doctor, diff, baseline, version, help`},
+		{[]string{"help", "nope"}, `sealmark help: unknown topic "nope": want config or one of run, scan, merge, list, init, doctor, diff, baseline, pin, version, help`},
 		{[]string{"help", "run", "init"}, "sealmark help: want one topic, got 2: run init"},
 		{[]string{"baseline"}, "sealmark baseline: want the subcommand write, got nothing"},
 		{[]string{"baseline", "read"}, `sealmark baseline: want the subcommand write, got "read"`},
@@ -127,6 +127,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"into":           {[]string{"--into", dir}, "--fixture KIND and --into DIR go together"},
 		"json":           {[]string{"--json", "/nonexistent/r.json", "--", "x"}, `flag --json: report.json: the directory "/nonexistent" does not exist`},
 		"junit":          {[]string{"--junit", dir, "--", "x"}, `flag --junit: report.junit: "` + dir + `" is a directory`},
+		"lock":           {[]string{"--lock", "/nonexistent/l.json", "--", "x"}, "lock: /nonexistent/l.json does not exist: sealmark pin writes it"},
 		"keep-env":       {[]string{"--keep-env", "BAD=NAME", "--", "x"}, `--keep-env: want a comma-separated list of names, got "BAD=NAME"`},
 		"keep-sandbox":   boolErr("keep-sandbox"),
 		"layers-off":     {[]string{"--layers-off", "landlock,selinux", "--", "x"}, `flag --layers-off: sandbox.layers_off: unknown containment layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota, secrets)`},
@@ -138,6 +139,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"quiet":          boolErr("quiet"),
 		"sandbox-dir":    {[]string{"--sandbox-dir", "/nonexistent/x", "--", "x"}, `flag --sandbox-dir: sandbox.dir: "/nonexistent/x" is not a directory`},
 		"sarif":          {[]string{"--sarif", "/nonexistent/r.sarif", "--", "x"}, `flag --sarif: report.sarif: the directory "/nonexistent" does not exist`},
+		"sarif-category": {[]string{"--sarif-category", "/", "--", "x"}, `sealmark run: --sarif-category "/": want a name such as sealmark/notes`},
 		"service":        {[]string{"--service", "tcp:db.example:5432", "--", "x"}, `--service: service "tcp:db.example:5432": the host must be 127.0.0.1 or [::1]`},
 		"start":          {[]string{"--start", "x", "--", "y"}, "server.start (flag --start) needs server.url"},
 		"timeout":        {[]string{"--timeout", "soon", "--", "x"}, `--timeout: want a duration such as "30s", got "soon"`},
@@ -153,20 +155,33 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 	clientConfig := filepath.Join(dir, "mcp.json")
 	require.NoError(t, os.WriteFile(clientConfig, []byte(`{"mcpServers": {"a": {"command": "x"}}}`), 0o600))
 	scanErrs := map[string]flagError{
-		"list-configs":  boolErr("list-configs"),
-		"jobs":          {[]string{"--jobs", "0", clientConfig}, "sealmark scan: --jobs: want 1 or more, got 0"},
-		"only":          {[]string{"--only", "b", clientConfig}, "sealmark scan: --only: no server named b (the configurations have: a)"},
-		"as-configured": boolErr("as-configured"),
-		"cache-dir":     {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
-		"html":          {[]string{"--html", "/nonexistent/r.html", clientConfig}, `sealmark scan: flag --html: the directory "/nonexistent" does not exist`},
+		"list-configs":   boolErr("list-configs"),
+		"jobs":           {[]string{"--jobs", "0", clientConfig}, "sealmark scan: --jobs: want 1 or more, got 0"},
+		"only":           {[]string{"--only", "b", clientConfig}, "sealmark scan: --only: no server named b (the configurations have: a)"},
+		"as-configured":  boolErr("as-configured"),
+		"cache-dir":      {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
+		"lock-dir":       {[]string{"--lock-dir", "/nonexistent/l", clientConfig}, `sealmark scan: --lock-dir: "/nonexistent/l" is not a directory`},
+		"pin":            {[]string{"--pin", clientConfig}, "sealmark scan: --pin writes into --lock-dir; give one"},
+		"sarif-category": {[]string{"--sarif-category", "/", clientConfig}, `sealmark scan: --sarif-category "/": want a name such as sealmark/notes`},
+		"html":           {[]string{"--html", "/nonexistent/r.html", clientConfig}, `sealmark scan: flag --html: the directory "/nonexistent" does not exist`},
 	}
 	scanErrs["quiet"] = boolErr("quiet")
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
 		fe := run[name]
 		scanErrs[name] = flagError{append(slices.Clone(fe.args[:len(fe.args)-2]), clientConfig), fe.want}
 	}
+	pinErrs := map[string]flagError{
+		"config": run["config"],
+		"lock":   {[]string{"--lock", "/nonexistent/l.json", "--", "x"}, `sealmark pin: flag --lock: lock: the directory "/nonexistent" does not exist`},
+		"update": boolErr("update"),
+		"quiet":  boolErr("quiet"),
+	}
+	for _, name := range pinLayered {
+		pinErrs[name] = run[name]
+	}
 	return map[string]map[string]flagError{
 		"run":    run,
+		"pin":    pinErrs,
 		"scan":   scanErrs,
 		"doctor": doctor,
 		"merge": {
@@ -243,6 +258,7 @@ var keyErrors = map[string]struct {
 	"probes":             {"probes: 5\n", 1},
 	"fail_on":            {"fail_on: severe\n", 1},
 	"baseline":           {"baseline: [a]\n", 1},
+	"lock":               {"lock: [a]\n", 1},
 	"timeouts.start":     {"timeouts:\n  start: soon\n", 2},
 	"timeouts.call":      {"timeouts:\n  call: soon\n", 2},
 	"timeouts.probe":     {"timeouts:\n  probe: soon\n", 2},

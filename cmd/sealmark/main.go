@@ -6,6 +6,7 @@
 //	sealmark run --example
 //	sealmark scan --jobs 2 ~/.cursor/mcp.json
 //	sealmark run --fixture fs --into ./sealmark-fixtures
+//	sealmark pin -- ./my-server --stdio   # then commit sealmark.lock.json
 //	sealmark help [COMMAND | config]
 //
 // Exit codes: 0 no finding at or above --fail-on; 1 findings; 2 usage or
@@ -70,6 +71,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return doctorCmd(args[1:], stdout, stderr)
 	case "baseline":
 		return baselineCmd(args[1:], stdout, stderr)
+	case "pin":
+		return pinCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "sealmark %s\n", version)
 		return report.ExitClean

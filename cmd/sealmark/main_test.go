@@ -16,6 +16,7 @@ import (
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/fixture/fsserver"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
+	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
 	buildversion "github.com/sealmark/sealmark/internal/version"
 )
@@ -24,6 +25,9 @@ import (
 const cliEnv = "SEALMARK_TEST_AS_CLI"
 
 func TestMain(m *testing.M) {
+	// Every JSON report a test writes, here or in a CLI subprocess, is
+	// validated against the published schema (a mismatch is a write error).
+	report.SetWriteCheck(report.ValidateJSON)
 	contain.Dispatch()
 	smbin.Dispatch()
 	fixture.Dispatch()

@@ -63,7 +63,11 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sealmark merge: %v\n", err)
 		return report.ExitHarness
 	}
-	code := writeMerged(named, failOn, o.json, o.sarif, o.junit, nil, stdout, stderr, "merge")
+	var sarifOpts report.SARIFOptions
+	if o.sarif != "" {
+		sarifOpts = mergeSARIFOptions(stderr)
+	}
+	code := writeMerged(named, failOn, o.json, o.sarif, o.junit, sarifOpts, nil, stdout, stderr, "merge")
 	if err := writeHTML(o.html, named, failOn); err != nil {
 		fmt.Fprintf(stderr, "sealmark merge: --html: %v\n", err)
 		return report.ExitHarness

@@ -16,7 +16,7 @@ import (
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/example"
-	"github.com/sealmark/sealmark/internal/hostpath"
+	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/sandbox"
 )
@@ -32,6 +32,7 @@ func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 type runFlags struct {
 	configPath, fixtureKind, into        string
 	example, active, yes, explain, quiet bool
+	sarifCategory                        string
 }
 
 func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
@@ -56,6 +57,7 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.String("skip-probes", "", "skip the probes these `GLOBS` match (comma-separated; over pack/name, name or ID)")
 	fs.String("json", "", "write the JSON report to `PATH` (- for standard output; the text report then goes to standard error)")
 	fs.String("sarif", "", "write a SARIF 2.1.0 log to `PATH` (for code scanning; - for standard output)")
+	addSARIFCategory(fs, &f.sarifCategory, false)
 	fs.String("junit", "", "write JUnit XML to `PATH` (one testcase per probe; - for standard output)")
 	fs.Bool("keep-sandbox", false, "keep the sandbox after the run and print its path")
 	fs.Bool("no-sandbox", false, "run the server without a sandbox, with your environment (the run is CUSTOM)")
@@ -66,6 +68,7 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.Var(&repeated{}, "header", "an HTTP header `Name: value` for --url (repeatable)")
 	fs.String("start", "", "a `COMMAND` line that starts the HTTP server for --url, in the sandbox's throwaway directory (no shell)")
 	fs.String("baseline", "", "a JSON `FILE` of accepted findings (probe id, fingerprint, justification); a stale entry fails the run")
+	fs.String("lock", "", "compare the tools with the lock `FILE` sealmark pin wrote (default "+pin.DefaultFile+" beside sealmark.yaml, when present)")
 	return fs, f
 }
 
@@ -73,6 +76,9 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 func setFlags(fs *flag.FlagSet, rest []string) map[string]string {
 	set := map[string]string{}
 	fs.Visit(func(fl *flag.Flag) {
+		if sarifFrontEnd[fl.Name] {
+			return
+		}
 		switch v := fl.Value.(type) {
 		case *repeated:
 			if fl.Name == "keep-env" || fl.Name == "service" {
@@ -111,6 +117,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.fixtureKind != "" || f.into != "" {
 		return writeFixture(f, stdout, stderr)
 	}
+	if err := checkSARIFCategory(fs, f.sarifCategory); err != nil {
+		return usageErr("%v", err)
+	}
 	if f.example && len(rest) > 0 {
 		return usageErr("--example runs the bundled server; give no command with it")
 	}
@@ -135,6 +144,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if err := preflight(res); err != nil {
 		return usageErr("%v", err)
+	}
+	if res.Lock == "" {
+		res.Lock = engine.DefaultLock(configFile(f))
 	}
 	cfg, err := engineConfig(res, stderr)
 	if err != nil {
@@ -174,7 +186,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}{
 		{"--json", res.JSON, report.WriteJSON},
 		{"--sarif", res.SARIF, func(w io.Writer, r *report.Report) error {
-			return report.WriteSARIF(w, r, report.SARIFOptions{ArtifactURI: sarifArtifact(configFile(f), res)})
+			return report.WriteSARIF(w, r, runSARIFOptions(configFile(f), res, f.sarifCategory, stderr))
 		}},
 		{"--junit", res.JUnit, report.WriteJUnit},
 	} {
@@ -231,18 +243,6 @@ func configFile(f *runFlags) string {
 		}
 	}
 	return path
-}
-
-// sarifArtifact is the file SARIF results point at (see
-// hostpath.SARIFArtifact): the config file the run read, else the server's
-// own program, else the project's manifest, relative to the repository
-// root; "" when none exists.
-func sarifArtifact(cfgPath string, res *config.Resolved) string {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	return hostpath.SARIFArtifact(cwd, cfgPath, append([]string{res.Command}, res.Args...))
 }
 
 // engineConfig turns resolved settings into the engine's Config, the same

@@ -16,7 +16,6 @@ import (
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
-	"github.com/sealmark/sealmark/internal/hostpath"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/scan"
 	"github.com/sealmark/sealmark/packs"
@@ -29,8 +28,10 @@ type scanFlags struct {
 	jobs                      int
 	only                      repeated
 	json, sarif, junit        string
+	cacheDir, sarifCategory   string
+	lockDir                   string // one tool lock per server (pincmd.go)
+	pin                       bool
 	html                      string
-	cacheDir                  string
 }
 
 // scanLayered are scan's flags that go through config.Resolve for each server.
@@ -56,9 +57,12 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.StringVar(&f.json, "json", "", "write the merged JSON report (reports keyed by server name) to `PATH`")
 	fs.StringVar(&f.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
+	addSARIFCategory(fs, &f.sarifCategory, true)
 	fs.StringVar(&f.junit, "junit", "", "write JUnit XML with one suite per server to `PATH`")
 	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report (a row per server, drill-down to evidence) to `PATH`")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "install launchers' packages under `DIR` (default the user cache dir's sealmark)")
+	fs.StringVar(&f.lockDir, "lock-dir", "", "compare each server's tools with its own lock in `DIR` (NAME.lock.json; see --pin)")
+	fs.BoolVar(&f.pin, "pin", false, "write each server's tool lock into --lock-dir (replacing it, printing what changed) instead of testing the servers")
 	addShared(fs) // each applies to every server
 	return fs, f
 }
@@ -97,6 +101,9 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return report.ExitClean
 	}
+	if err := checkSARIFCategory(fs, f.sarifCategory); err != nil {
+		return usageErr("%v", err)
+	}
 	if f.jobs < 1 {
 		return usageErr("--jobs: want 1 or more, got %d", f.jobs)
 	}
@@ -124,6 +131,9 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--fail-on: want low, medium, high or critical, got %q", base.FailOn)
 	}
 	if err := errors.Join(preflightOutputs(base.SandboxDir, base.Origins["sandbox.dir"], f.json, f.sarif, f.junit), checkHTMLPath(f.html)); err != nil {
+		return usageErr("%v", err)
+	}
+	if err := checkLockDir(f.lockDir, f.pin); err != nil {
 		return usageErr("%v", err)
 	}
 	if f.cacheDir == "" {
@@ -174,6 +184,7 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	opts := &scan.Options{
 		Jobs: f.jobs, AsConfigured: f.asConfigured, Flags: flags, Env: os.Environ(), Cwd: cwd, Home: home,
 		Version: version, FailOn: base.FailOn, Log: stderr, Fetcher: &scan.Fetcher{Dir: f.cacheDir, Env: os.Environ()},
+		LockDir: f.lockDir, Pin: f.pin,
 	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "sealmark scan: %s, %d at a time\n", scan.Servers(len(entries)), min(f.jobs, len(entries)))
@@ -183,9 +194,17 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sealmark scan: [%d/%d] %s done (%s, %s)\n", n, len(entries), r.Name, r.Launcher, d)
 		}
 	}
-	named := scan.Names(scan.Run(ctx, entries, opts))
+	results := scan.Run(ctx, entries, opts)
 	stop()
-	code := writeMerged(named, failOn, f.json, f.sarif, f.junit, &caught, stdout, stderr, "scan")
+	if f.pin {
+		return writePins(results, &caught, stdout)
+	}
+	named := scan.Names(results)
+	var sarifOpts report.SARIFOptions
+	if f.sarif != "" {
+		sarifOpts = scanSARIFOptions(entries, f.sarifCategory, cwd, stderr)
+	}
+	code := writeMerged(named, failOn, f.json, f.sarif, f.junit, sarifOpts, &caught, stdout, stderr, "scan")
 	if err := writeHTML(f.html, named, failOn); err != nil {
 		fmt.Fprintf(stderr, "sealmark scan: --html: %v\n", err)
 		return report.ExitHarness
@@ -195,7 +214,7 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 
 // writeMerged prints the summary table, writes the merged reports and
 // returns the exit code over all servers (the signal's when interrupted).
-func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath, junitPath string, caught *atomic.Value, stdout, stderr io.Writer, cmd string) int {
+func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath, junitPath string, sarifOpts report.SARIFOptions, caught *atomic.Value, stdout, stderr io.Writer, cmd string) int {
 	if err := scan.WriteSummary(stdout, named, failOn); err != nil {
 		fmt.Fprintf(stderr, "sealmark %s: %v\n", cmd, err)
 		return report.ExitHarness
@@ -205,12 +224,7 @@ func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath,
 		write      func(io.Writer) error
 	}{
 		{"--json", jsonPath, func(w io.Writer) error { return report.WriteJSONNamed(w, named) }},
-		{"--sarif", sarifPath, func(w io.Writer) error {
-			// Code scanning refuses a result that names no file: the
-			// project's manifest, when there is one here.
-			cwd, _ := os.Getwd()
-			return report.WriteSARIFSet(w, named, report.SARIFOptions{ArtifactURI: hostpath.SARIFArtifact(cwd, "", nil)})
-		}},
+		{"--sarif", sarifPath, func(w io.Writer) error { return report.WriteSARIFSet(w, named, sarifOpts) }},
 		{"--junit", junitPath, func(w io.Writer) error { return report.WriteJUnitSet(w, named) }},
 	} {
 		if out.path == "" {

@@ -64,6 +64,7 @@
 //	hints                -                                   -
 //	fail_on              fail-on: --fail-on                  SEALMARK_FAIL_ON
 //	baseline             baseline: --baseline                SEALMARK_BASELINE
+//	lock                 lock: --lock                        SEALMARK_LOCK
 //	timeouts.start       timeout: --timeout                  SEALMARK_TIMEOUT
 //	timeouts.call        call-timeout: --call-timeout        SEALMARK_CALL_TIMEOUT
 //	timeouts.probe       probe-timeout: --probe-timeout      SEALMARK_PROBE_TIMEOUT

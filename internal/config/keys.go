@@ -61,6 +61,7 @@ var settings = []setting{
 	{key: "probes", kind: kindProbes, field: func(s *Settings) any { return &s.Probes }},
 	{key: "fail_on", kind: kindSeverity, field: func(s *Settings) any { return &s.FailOn }},
 	{key: "baseline", kind: kindString, field: func(s *Settings) any { return &s.Baseline }},
+	{key: "lock", kind: kindString, field: func(s *Settings) any { return &s.Lock }},
 	{key: "timeouts.start", kind: kindDuration, field: func(s *Settings) any { return &s.StartTimeout }},
 	{key: "timeouts.call", kind: kindDuration, field: func(s *Settings) any { return &s.CallTimeout }},
 	{key: "timeouts.probe", kind: kindDuration, field: func(s *Settings) any { return &s.ProbeTimeout }},

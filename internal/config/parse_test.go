@@ -66,6 +66,7 @@ probes:
     tool: read_note
     args: {name: "{sandbox}/../canary/secret.txt"}
     expect: [refused, no_canary]
+lock: locks/notes.lock.json
 `
 
 // goodFiles are files Parse accepts, with the settings they give. The schema
@@ -106,6 +107,7 @@ var goodFiles = []struct {
 		}
 		s.FailOn = "medium"
 		s.Baseline = "old.json"
+		s.Lock = "locks/notes.lock.json"
 		s.StartTimeout = time.Minute
 		s.CallTimeout = 1500 * time.Millisecond
 		s.ProbeTimeout = 2 * time.Minute

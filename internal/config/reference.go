@@ -52,6 +52,7 @@ var keyDocs = map[string]string{
 	"probes":          "your own probes: table rows run as a pack of their own",
 	"fail_on":         "the lowest severity that makes the exit code 1 (default high)",
 	"baseline":        "a file of accepted findings (probe id, fingerprint, justification)",
+	"lock":            "the tool lock sealmark pin wrote (default sealmark.lock.json beside sealmark.yaml, when present)",
 	"timeouts.start":  "bound on one server start up to its tool list (default 30s)",
 	"timeouts.call":   "bound on one request (default 10s)",
 	"timeouts.probe":  "bound on one probe; past it the probe is inconclusive (default 5m)",

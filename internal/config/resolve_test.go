@@ -102,6 +102,7 @@ func TestResolveEnvironment(t *testing.T) {
 		"SEALMARK_SCRUB_ENV=false",
 		"SEALMARK_SANDBOX_DIR=/var/tmp",
 		"SEALMARK_BASELINE=old.json",
+		"SEALMARK_LOCK=pins.json",
 		"SEALMARK_TIMEOUT=1m",
 		"SEALMARK_CALL_TIMEOUT=2s",
 		"SEALMARK_JSON=r.json",
@@ -126,6 +127,7 @@ func TestResolveEnvironment(t *testing.T) {
 	want.ScrubEnv = false
 	want.SandboxDir = "/var/tmp"
 	want.Baseline = "old.json"
+	want.Lock = "pins.json"
 	want.StartTimeout, want.CallTimeout = time.Minute, 2*time.Second
 	want.JSON, want.SARIF, want.JUnit = "r.json", "r.sarif", "r.xml"
 	want.DBAdminDSN = "postgres://a@127.0.0.1/db"
@@ -180,6 +182,7 @@ func TestResolveFlags(t *testing.T) {
 		"keep-sandbox": "true",
 		"fail-on":      "low",
 		"baseline":     "b.json",
+		"lock":         "l.json",
 		"timeout":      "45s",
 		"call-timeout": "3s",
 		"json":         "r.json",
@@ -203,6 +206,7 @@ func TestResolveFlags(t *testing.T) {
 	assert.True(t, r.KeepSandbox)
 	assert.Equal(t, "low", r.FailOn)
 	assert.Equal(t, "b.json", r.Baseline)
+	assert.Equal(t, "l.json", r.Lock)
 	assert.Equal(t, 45*time.Second, r.StartTimeout)
 	assert.Equal(t, 3*time.Second, r.CallTimeout)
 	assert.Equal(t, "r.json", r.JSON)

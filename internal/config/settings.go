@@ -55,6 +55,7 @@ type Settings struct {
 
 	FailOn       string        // fail_on: low, medium, high (default) or critical
 	Baseline     string        // baseline: a previous JSON report whose findings are known
+	Lock         string        // lock: the tool lock sealmark pin wrote (default sealmark.lock.json beside sealmark.yaml, when present)
 	JSON         string        // report.json: where to write the JSON report
 	SARIF        string        // report.sarif: where to write the SARIF report
 	JUnit        string        // report.junit: where to write the JUnit report

@@ -11,6 +11,7 @@ import (
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/environ"
+	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/fs"
@@ -134,6 +135,10 @@ type Config struct {
 	// Baseline accepts known findings: an accepted finding does not fail
 	// the run, an entry that matches no finding does. Nil means none.
 	Baseline *report.Baseline
+	// Lock is the tool lock (sealmark pin) core's tool-pin compares the
+	// tool list with: every tool added, removed or changed since is a
+	// finding. Nil means none, and tool-pin is not applicable.
+	Lock *pin.Lock
 	// Secrets are values the front end knows to be secret whatever their
 	// name (a client config's credentials): each is masked as <redacted>
 	// in every output, like a header value. Values shorter than
@@ -328,6 +333,11 @@ func FromSettings(s config.Settings) (Config, error) {
 	if s.Baseline != "" {
 		if cfg.Baseline, err = report.LoadBaseline(s.Baseline); err != nil {
 			return Config{}, err
+		}
+	}
+	if s.Lock != "" {
+		if cfg.Lock, err = pin.Find(s.Lock, ""); err != nil {
+			return Config{}, fmt.Errorf("lock: %v", err)
 		}
 	}
 	return cfg, nil

@@ -4,15 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/startvalue"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -72,7 +71,7 @@ func (e *Engine) checkDrift(ctx context.Context, core packs.Pack, idx int) repor
 
 // drift lists the differences between two tool lists' definitions, in a
 // stable order, and where the two differ only in values computed at start
-// (see computed), which are no change: "tool: where (what)". now is the
+// (see startvalue.Kind), which are no change: "tool: where (what)". now is the
 // time the epoch numbers are compared with.
 func drift(before, after []packs.Tool, now time.Time) (changes, ignored []string) {
 	index := func(ts []packs.Tool) map[string]packs.Tool {
@@ -140,11 +139,6 @@ func decode(raw json.RawMessage) (any, error) {
 	return v, err
 }
 
-// fixedKeys are the schema members whose values are the definition itself:
-// a change of a type, a required list or an enum is a change whatever the
-// values look like.
-var fixedKeys = []string{"type", "required", "enum", "const"}
-
 // same compares two decoded JSON values at where.
 func (c comparer) same(where string, a, b any) bool {
 	switch x := a.(type) {
@@ -158,7 +152,7 @@ func (c comparer) same(where string, a, b any) bool {
 			if !ok {
 				return false
 			}
-			if slices.Contains(fixedKeys, k) {
+			if slices.Contains(startvalue.FixedKeys, k) {
 				if !reflect.DeepEqual(v, w) {
 					return false
 				}
@@ -191,7 +185,7 @@ func (c comparer) same(where string, a, b any) bool {
 		if x == y {
 			return true
 		}
-		if epochNear(string(x), c.now) && epochNear(string(y), c.now) {
+		if startvalue.EpochNear(string(x), c.now) && startvalue.EpochNear(string(y), c.now) {
 			*c.seen = append(*c.seen, where+" (an epoch time)")
 			return true
 		}
@@ -206,7 +200,7 @@ func (c comparer) sameText(where, x, y string) bool {
 	if x == y {
 		return true
 	}
-	if kx, ky := computed(x, c.now), computed(y, c.now); kx != "" && kx == ky {
+	if kx, ky := startvalue.Kind(x, c.now), startvalue.Kind(y, c.now); kx != "" && kx == ky {
 		*c.seen = append(*c.seen, fmt.Sprintf("%s (%s)", where, kx))
 		return true
 	}
@@ -219,10 +213,10 @@ func (c comparer) sameText(where, x, y string) bool {
 		if wx[i] == wy[i] {
 			continue
 		}
-		lx, ax, tx := trimWord(wx[i])
-		ly, ay, ty := trimWord(wy[i])
-		k := computed(ax, c.now)
-		if k == "" || k != computed(ay, c.now) || lx != ly || tx != ty {
+		lx, ax, tx := startvalue.TrimWord(wx[i])
+		ly, ay, ty := startvalue.TrimWord(wy[i])
+		k := startvalue.Kind(ax, c.now)
+		if k == "" || k != startvalue.Kind(ay, c.now) || lx != ly || tx != ty {
 			return false
 		}
 		if !slices.Contains(kinds, k) {
@@ -231,88 +225,6 @@ func (c comparer) sameText(where, x, y string) bool {
 	}
 	*c.seen = append(*c.seen, fmt.Sprintf("%s (%s in its text)", where, strings.Join(kinds, ", ")))
 	return true
-}
-
-// wordTrim is what surrounds a value in a text: quotes, brackets and
-// punctuation.
-const wordTrim = "\"'`()[]{}<>,;:.!?"
-
-// trimWord splits a word of a text into what leads, the value, and what
-// trails.
-func trimWord(w string) (lead, core, trail string) {
-	core = strings.TrimLeft(w, wordTrim)
-	lead = w[:len(w)-len(core)]
-	v := strings.TrimRight(core, wordTrim)
-	return lead, v, core[len(v):]
-}
-
-var (
-	uuidRe  = regexp.MustCompile(`^(?i)(urn:uuid:)?\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?$`)
-	hexRe   = regexp.MustCompile(`^(?i)(0x)?[0-9a-f]{16,}$`)
-	tokenRe = regexp.MustCompile(`^[A-Za-z0-9_-]{16,}$`)
-	digitRe = regexp.MustCompile(`[0-9]`)
-	upperRe = regexp.MustCompile(`[A-Z]`)
-	lowerRe = regexp.MustCompile(`[a-z]`)
-)
-
-// timeLayouts are the ways a time or date computed at start is written.
-var timeLayouts = []string{
-	time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999", "2006-01-02 15:04", "2006-01-02", "2006/01/02", "15:04:05.999999999", "15:04",
-	time.RFC1123, time.RFC1123Z, time.RFC850, time.ANSIC, time.UnixDate, time.RubyDate,
-	"Mon Jan 02 2006 15:04:05 GMT-0700", "Mon Jan 02 2006", "January 2, 2006", "Jan 2, 2006", "2 January 2006",
-}
-
-// computed tells what kind of value computed at start s is — "a time or
-// date", "an epoch time", "a uuid", "a hex nonce", "a random id" — or ""
-// when it looks like a constant. A random id is 16 or more letters, digits,
-// _ and - mixing digits with letters of both cases, or of one case and at
-// least 4 digits (nanoid, ULID, base64url); a word or a name does not.
-func computed(s string, now time.Time) string {
-	s = strings.TrimSpace(s)
-	if s == "" || len(s) > 64 {
-		return ""
-	}
-	for _, l := range timeLayouts {
-		if _, err := time.Parse(l, s); err == nil {
-			return "a time or date"
-		}
-	}
-	// Node's Date.toString(): "Fri Dec 04 2026 15:20:00 GMT+0000 (Coordinated Universal Time)".
-	if i := strings.Index(s, " ("); i > 0 {
-		if _, err := time.Parse("Mon Jan 02 2006 15:04:05 GMT-0700", s[:i]); err == nil {
-			return "a time or date"
-		}
-	}
-	switch {
-	case epochNear(s, now):
-		return "an epoch time"
-	case uuidRe.MatchString(s):
-		return "a uuid"
-	case hexRe.MatchString(s) && digitRe.MatchString(s):
-		return "a hex nonce"
-	case tokenRe.MatchString(s) && digitRe.MatchString(s) &&
-		(upperRe.MatchString(s) && lowerRe.MatchString(s) || len(digitRe.FindAllString(s, -1)) >= 4):
-		return "a random id"
-	}
-	return ""
-}
-
-// epochNear reports whether s is a number of seconds, milliseconds,
-// microseconds or nanoseconds since 1970 within a year of now.
-func epochNear(s string, now time.Time) bool {
-	var f float64
-	if _, err := fmt.Sscan(s, &f); err != nil || strings.ContainsAny(s, " \t") || f <= 0 || math.IsInf(f, 0) {
-		return false
-	}
-	year := 366 * 24 * time.Hour
-	for _, unit := range []float64{1, 1e3, 1e6, 1e9} {
-		t := time.Unix(0, int64(f/unit*1e9))
-		if f/unit < 1<<33 && t.After(now.Add(-year)) && t.Before(now.Add(year)) {
-			return true
-		}
-	}
-	return false
 }
 
 // cut keeps a quoted description short in a message.

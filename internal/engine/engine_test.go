@@ -18,11 +18,13 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/packs"
 )
 
 func TestMain(m *testing.M) {
+	report.SetWriteCheck(report.ValidateJSON) // every report a test writes matches the published schema
 	contain.Dispatch()
 	fixture.Dispatch()
 	example.Dispatch() // the bundled example server, for BenchmarkDefaultRunSplit

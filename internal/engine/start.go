@@ -293,7 +293,7 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 			Ctx: pctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface,
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
 			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
-			Listener6: e.listener6(), Install: e.install,
+			Listener6: e.listener6(), Install: e.install, Lock: e.cfg.Lock, Redact: e.redactor.String,
 		}
 		e.mu.Lock()
 		e.sizeHit = false

@@ -22,6 +22,9 @@ func WriteJSON(w io.Writer, rep *Report) error {
 	if err := enc.Encode(rep); err != nil {
 		return fmt.Errorf("report: encode JSON: %w", err)
 	}
+	if err := checkWritten(buf.Bytes()); err != nil {
+		return err
+	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("report: write JSON: %w", err)
 	}
@@ -38,6 +41,9 @@ func WriteJSONSet(w io.Writer, reps map[string]*Report) error {
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(reps); err != nil {
 		return fmt.Errorf("report: encode JSON: %w", err)
+	}
+	if err := checkWritten(buf.Bytes()); err != nil {
+		return err
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("report: write JSON: %w", err)

@@ -96,7 +96,7 @@ func TestReadJSONIsBounded(t *testing.T) {
 }
 
 func TestWriteJSONDoesNotEscapeMasks(t *testing.T) {
-	rep := &Report{Server: Server{Env: []EnvEntry{{Name: "API_KEY", Value: "<redacted>"}}}}
+	rep := &Report{Class: Standard, Server: Server{Env: []EnvEntry{{Name: "API_KEY", Value: "<redacted>"}}}}
 	Finalize(rep, nil)
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, rep); err != nil {

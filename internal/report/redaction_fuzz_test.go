@@ -81,6 +81,7 @@ func occurrences(text, s string) []int {
 // every format.
 func writeAll(t *testing.T, text string, r *redact.Redactor) map[string][]byte {
 	t.Helper()
+	writeUnchecked(t) // every string holds the template, class and verdicts too
 	rep := &Report{}
 	fillStrings(reflect.ValueOf(rep), "rep", text)
 	rep.Sandbox.Kept = true

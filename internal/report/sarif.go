@@ -2,8 +2,6 @@ package report
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +16,9 @@ import (
 const (
 	sarifSchema  = "https://json.schemastore.org/sarif-2.1.0.json"
 	sarifVersion = "2.1.0"
+	// srcRoot is the uriBaseId of a result's file: the repository root,
+	// which code scanning resolves to the checkout.
+	srcRoot = "%SRCROOT%"
 	// SARIFFingerprintKey names the finding's Fingerprint among a SARIF
 	// result's partialFingerprints, so code scanning dedupes across runs.
 	SARIFFingerprintKey = "sealmarkFingerprint/v1"
@@ -27,47 +28,46 @@ const (
 // value is the default.
 type SARIFOptions struct {
 	// ArtifactURI is the file every result's location names, at line 1: a
-	// file that exists and describes the server (sealmark run passes
-	// hostpath.SARIFArtifact: the config file read, the server's script or
-	// the project's manifest). Give it relative to the repository root,
-	// with forward slashes, the same in every run: the file is part of an
-	// alert's identity. Empty means no file: results carry only the server
-	// as a logical location, never a file that does not exist; code
-	// scanning refuses to upload such a log.
+	// file that exists in the repository and describes the server
+	// (sealmark run passes hostpath.SARIFArtifact: the config file read,
+	// else the project's manifest; never a build output). Give it relative
+	// to the repository root (uriBaseId %SRCROOT%), with forward slashes,
+	// the same in every run: the file is part of an alert's identity.
+	// Empty means no file: results carry only the server as a logical
+	// location, never a file that does not exist; code scanning refuses
+	// to upload such a log.
 	ArtifactURI string
-	// Category is the run's automationDetails.id prefix, which code
-	// scanning keeps alerts apart by; empty means one derived from the
-	// server (AutomationID), so two servers tested in one repository do
-	// not close each other's alerts.
+	// NoArtifact says why ArtifactURI is empty; the log carries it as a
+	// configuration notification, so a reader of the log learns why its
+	// results name no file.
+	NoArtifact string
+	// Category is the run's code scanning category: automationDetails.id
+	// is Category followed by "/", and code scanning takes everything up
+	// to the id's last "/" as the category, which keeps alerts apart.
+	// Empty means "sealmark/" followed by ServerName (AutomationID), so
+	// two servers tested in one repository do not close each other's
+	// alerts and a run keeps its category however its command is spelled.
+	// In WriteSARIFSet, Category is the prefix of each server's category
+	// (SetCategory).
 	Category string
+	// Servers holds, for WriteSARIFSet, each server's own ArtifactURI and
+	// NoArtifact by name (its own client configuration); a server not
+	// listed takes the options' own.
+	Servers map[string]SARIFOptions
 }
 
-// AutomationID is the automationDetails.id of a run against server s:
-// "sealmark/" followed by a slug of the server's command line (or URL) and
-// a short hash of it, ending in "/" so code scanning takes the whole as
-// the category. It is the same in every run of the same server, since the
-// report's command line is redacted to stable names.
+// AutomationID is the default automationDetails.id of a run against
+// server s: "sealmark/" followed by ServerName and "/", so code scanning
+// takes "sealmark/NAME" as the category. It is the same in every run of
+// the same server however its command is spelled and wherever it runs.
 func AutomationID(s Server) string {
-	line := s.URL
-	if s.Command != "" {
-		line = strings.Join(append([]string{s.Command}, s.Args...), " ")
-	}
-	var slug strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(line) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			slug.WriteRune(r)
-			dash = false
-		} else if !dash && slug.Len() > 0 {
-			slug.WriteByte('-')
-			dash = true
-		}
-		if slug.Len() >= 40 {
-			break
-		}
-	}
-	sum := sha256.Sum256([]byte(line))
-	return "sealmark/" + strings.Trim(slug.String(), "-") + "-" + hex.EncodeToString(sum[:4]) + "/"
+	return "sealmark/" + ServerName(s.Command, s.Args, s.URL) + "/"
+}
+
+// categoryID is the automationDetails.id of a run in category c: c, with
+// any "/" it ends with trimmed, followed by "/".
+func categoryID(c string) string {
+	return strings.TrimRight(clean(strings.TrimSpace(c)), "/") + "/"
 }
 
 // MaxSARIFResults is how many results one SARIF run holds, below
@@ -175,13 +175,13 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 	loc := sarifLocation{LogicalLocations: serverLocation(rep.Server)}
 	if opts.ArtifactURI != "" {
 		loc.PhysicalLocation = &sarifPhysical{
-			ArtifactLocation: sarifArtifact{URI: opts.ArtifactURI},
+			ArtifactLocation: sarifArtifact{URI: opts.ArtifactURI, URIBaseID: srcRoot},
 			Region:           sarifRegion{StartLine: 1},
 		}
 	}
-	category := opts.Category
-	if category == "" {
-		category = AutomationID(rep.Server)
+	category := AutomationID(rep.Server)
+	if strings.Trim(opts.Category, "/ ") != "" {
+		category = categoryID(opts.Category)
 	}
 
 	run := sarifRun{
@@ -191,6 +191,10 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 		Results:           []sarifResult{},
 	}
 	inv := sarifInvocationFor(rep)
+	if opts.ArtifactURI == "" && opts.NoArtifact != "" {
+		inv.ToolConfigurationNotifications = append(inv.ToolConfigurationNotifications, sarifNotification{Level: "warning",
+			Message: sarifText{Text: "results have no file location: " + indent(opts.NoArtifact, "")}})
+	}
 	bar := rep.FailBar()
 
 	index := map[string]int{} // rule id → index in Rules
@@ -498,7 +502,8 @@ type (
 		Region           sarifRegion   `json:"region"`
 	}
 	sarifArtifact struct {
-		URI string `json:"uri"`
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId,omitempty"`
 	}
 	sarifRegion struct {
 		StartLine int `json:"startLine"`

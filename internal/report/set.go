@@ -65,14 +65,19 @@ func ReadJSONSet(r io.Reader) ([]NamedReport, error) {
 
 // WriteSARIFSet writes one SARIF 2.1.0 log with one run per server, each
 // as WriteSARIF writes it, told apart by automationDetails.id
-// "sealmark/<name>/" (SetCategory): code scanning takes the whole id as the
-// run's category, so each server's alerts stay its own and one upload
-// holds every server.
+// "<category>/<name>/" (SetCategory; opts.Category, default "sealmark"):
+// code scanning takes the id up to its last "/" as the run's category, so
+// each server's alerts stay its own and one upload holds every server.
+// Each server's results name its own opts.Servers entry's file, when it
+// has one.
 func WriteSARIFSet(w io.Writer, reps []NamedReport, opts SARIFOptions) error {
 	log := sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{}}
 	for _, r := range reps {
 		o := opts
-		o.Category = SetCategory(r.Name)
+		if own, ok := opts.Servers[r.Name]; ok {
+			o.ArtifactURI, o.NoArtifact = own.ArtifactURI, own.NoArtifact
+		}
+		o.Category = SetCategory(opts.Category, r.Name)
 		log.Runs = append(log.Runs, sarifFor(r.Report, o).Runs...)
 	}
 	var buf bytes.Buffer
@@ -88,10 +93,15 @@ func WriteSARIFSet(w io.Writer, reps []NamedReport, opts SARIFOptions) error {
 	return nil
 }
 
-// SetCategory is the automationDetails.id of a merged report's run for
-// the server name: "sealmark/<name>/", a "/" in the name written "-".
-func SetCategory(name string) string {
-	return "sealmark/" + strings.ReplaceAll(clean(name), "/", "-") + "/"
+// SetCategory is the category of a merged report's run for the server
+// name under the category prefix (empty: "sealmark"): "<prefix>/<name>",
+// a "/" in the name written "-".
+func SetCategory(prefix, name string) string {
+	prefix = strings.Trim(clean(strings.TrimSpace(prefix)), "/")
+	if prefix == "" {
+		prefix = "sealmark"
+	}
+	return prefix + "/" + strings.ReplaceAll(clean(name), "/", "-")
 }
 
 // WriteJUnitSet writes JUnit XML with one <testsuite> per server, named

@@ -19,6 +19,8 @@ func namedSample() []NamedReport {
 	Finalize(harness, nil)
 	files, custom := sampleReport(), customReport()
 	files.Schema, custom.Schema = SchemaVersion, SchemaVersion
+	Finalize(files, nil) // as the engine hands reports to the writers
+	Finalize(custom, nil)
 	return []NamedReport{{"files", files}, {"custom/one", custom}, {"broken", harness}}
 }
 

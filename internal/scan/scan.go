@@ -57,6 +57,14 @@ type Options struct {
 	Fetcher *Fetcher
 	// Done is called as each server finishes (from its own goroutine).
 	Done func(Result)
+	// LockDir holds one tool lock per server (pin.FileFor: the server's
+	// name and .lock.json): core/tool-pin compares each server's tools
+	// with its own; a server without a file there is not applicable.
+	LockDir string
+	// Pin writes each server's lock into LockDir instead (replacing the
+	// file): its run starts the server for the tool list alone, and
+	// Result.Pinned says what was written and what changed.
+	Pin bool
 }
 
 // Result is one server's run.
@@ -64,6 +72,8 @@ type Result struct {
 	Name     string
 	Launcher string // Direct, NPX, ..., or "http"/"sse" for a URL
 	Report   *report.Report
+	// Pinned is what a pinning scan (Options.Pin) wrote; nil otherwise.
+	Pinned *Pinned
 }
 
 // Select keeps the entries named by only (all when empty) and makes the
@@ -167,11 +177,17 @@ func runOne(ctx context.Context, e Entry, o *Options, log io.Writer) Result {
 	cfg.Log, cfg.Version, cfg.Cwd = log, o.Version, o.Cwd
 	cfg.HintsAt = resolved.At
 	cfg.Secrets, cfg.Custom = p.secrets, p.custom
+	if err := o.useLock(&cfg, e.Name); err != nil {
+		return fail(err)
+	}
 	eng, err := engine.New(cfg)
 	if err != nil {
 		return fail(err)
 	}
 	rep := eng.Run(ctx, engine.Hooks{})
+	if o.Pin && o.LockDir != "" {
+		res.Pinned = o.writeLock(eng, rep, e.Name)
+	}
 	rep.Warnings = append(append(p.header(), rep.Warnings...), p.notes...)
 	res.Report = rep
 	return res

@@ -1,5 +1,6 @@
 // Package core is the pack every MCP server gets: the handshake and version
-// negotiation, ping, the tool list and its metadata hygiene, JSON-RPC
+// negotiation, ping, the tool list, its metadata hygiene and its pins
+// (the lock sealmark pin wrote, when the run has one), JSON-RPC
 // framing and error codes, the optional features it declares (resources,
 // prompts, logging), tools/call error classes, cancellation and progress,
 // stdout hygiene and wire validation, exit on stdin close, a sweep of the
@@ -33,6 +34,7 @@ var Pack = packs.Pack{
 		ping,
 		toolsList,
 		toolMetadata,
+		toolPin,
 		bogusCursor,
 		unknownMethod,
 		modernMeta,

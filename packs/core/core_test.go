@@ -23,6 +23,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	report.SetWriteCheck(report.ValidateJSON) // every report a test writes matches the published schema
 	contain.Dispatch()
 	fixture.Dispatch()
 	mcpgoDispatch()

@@ -36,7 +36,8 @@ var everythingVerdicts = map[string]packs.Verdict{
 	"CORE-PING":                       packs.Passed,
 	"CORE-TOOLS-LIST":                 packs.Passed,
 	"CORE-TOOL-METADATA":              packs.Passed,
-	"CORE-BOGUS-CURSOR":               packs.Failed, // ignores the cursor and answers the whole list
+	"CORE-TOOL-PIN":                   packs.NotApplicable, // no lock given
+	"CORE-BOGUS-CURSOR":               packs.Failed,        // ignores the cursor and answers the whole list
 	"CORE-UNKNOWN-METHOD":             packs.Passed,
 	"CORE-MALFORMED-INPUT":            packs.Passed,
 	"CORE-REQUEST-IDS":                packs.Passed,
