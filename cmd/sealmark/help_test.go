@@ -163,6 +163,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"lock-dir":       {[]string{"--lock-dir", "/nonexistent/l", clientConfig}, `sealmark scan: --lock-dir: "/nonexistent/l" is not a directory`},
 		"pin":            {[]string{"--pin", clientConfig}, "sealmark scan: --pin writes into --lock-dir; give one"},
 		"sarif-category": {[]string{"--sarif-category", "/", clientConfig}, `sealmark scan: --sarif-category "/": want a name such as sealmark/notes`},
+		"html":           {[]string{"--html", "/nonexistent/r.html", clientConfig}, `sealmark scan: flag --html: the directory "/nonexistent" does not exist`},
 	}
 	scanErrs["quiet"] = boolErr("quiet")
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
@@ -188,6 +189,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 			"json":    {[]string{"--json", "/nonexistent/r.json", report}, `sealmark merge: flag --json: report.json: the directory "/nonexistent" does not exist`},
 			"sarif":   {[]string{"--sarif", "/nonexistent/r.sarif", report}, `sealmark merge: flag --sarif: report.sarif: the directory "/nonexistent" does not exist`},
 			"junit":   {[]string{"--junit", dir, report}, `sealmark merge: flag --junit: report.junit: "` + dir + `" is a directory`},
+			"html":    {[]string{"--html", dir, report}, `sealmark merge: flag --html: "` + dir + `" is a directory`},
 		},
 		"init": {
 			"env":   {[]string{"--out", out, "--env", "NOEQUALS", "--", "node"}, "sealmark init: --env: want NAME=VALUE"},

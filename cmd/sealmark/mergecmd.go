@@ -13,7 +13,7 @@ import (
 )
 
 // mergeOptions are the flags of merge.
-type mergeOptions struct{ json, sarif, junit, failOn string }
+type mergeOptions struct{ json, sarif, junit, html, failOn string }
 
 // mergeFlags are the flags of merge; its usage goes to w.
 func mergeFlags(w io.Writer) (*flag.FlagSet, *mergeOptions) {
@@ -24,13 +24,14 @@ func mergeFlags(w io.Writer) (*flag.FlagSet, *mergeOptions) {
 		fmt.Fprint(w, "usage: sealmark merge [flags] REPORT.json...\n\n"+
 			"Merges JSON reports of several servers (one sealmark scan --only NAME per CI job, or a\n"+
 			"sealmark run report, named by its file name) into one: the table sealmark scan prints, and\n"+
-			"the merged JSON, SARIF and JUnit. Exit 0 every server clean; 1 findings; 2 usage error;\n"+
-			"3 a server could not run, or a report cannot be read.\n\nflags:\n")
+			"the merged JSON, SARIF, JUnit and HTML. Exit 0 every server clean; 1 findings; 2 usage\n"+
+			"error; 3 a server could not run, or a report cannot be read.\n\nflags:\n")
 		set.PrintDefaults()
 	}
 	set.StringVar(&o.json, "json", "", "write the merged JSON report (reports keyed by server name) to `PATH`")
 	set.StringVar(&o.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
 	set.StringVar(&o.junit, "junit", "", "write JUnit XML with one suite per server to `PATH`")
+	set.StringVar(&o.html, "html", "", "write a self-contained HTML report (a row per server, drill-down to evidence) to `PATH`")
 	set.StringVar(&o.failOn, "fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (low, medium, high, critical)")
 	return set, o
 }
@@ -53,7 +54,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: sealmark merge [flags] REPORT.json...")
 		return report.ExitUsage
 	}
-	if err := preflightOutputs("", config.Origin{}, o.json, o.sarif, o.junit); err != nil {
+	if err := errors.Join(preflightOutputs("", config.Origin{}, o.json, o.sarif, o.junit), checkHTMLPath(o.html)); err != nil {
 		fmt.Fprintf(stderr, "sealmark merge: %v\n", err)
 		return report.ExitUsage
 	}
@@ -66,5 +67,10 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	if o.sarif != "" {
 		sarifOpts = mergeSARIFOptions(stderr)
 	}
-	return writeMerged(named, failOn, o.json, o.sarif, o.junit, sarifOpts, nil, stdout, stderr, "merge")
+	code := writeMerged(named, failOn, o.json, o.sarif, o.junit, sarifOpts, nil, stdout, stderr, "merge")
+	if err := writeHTML(o.html, named, failOn); err != nil {
+		fmt.Fprintf(stderr, "sealmark merge: --html: %v\n", err)
+		return report.ExitHarness
+	}
+	return code
 }

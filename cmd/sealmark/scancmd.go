@@ -31,6 +31,7 @@ type scanFlags struct {
 	cacheDir, sarifCategory   string
 	lockDir                   string // one tool lock per server (pincmd.go)
 	pin                       bool
+	html                      string
 }
 
 // scanLayered are scan's flags that go through config.Resolve for each server.
@@ -58,6 +59,7 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.StringVar(&f.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
 	addSARIFCategory(fs, &f.sarifCategory, true)
 	fs.StringVar(&f.junit, "junit", "", "write JUnit XML with one suite per server to `PATH`")
+	fs.StringVar(&f.html, "html", "", "write a self-contained HTML report (a row per server, drill-down to evidence) to `PATH`")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "install launchers' packages under `DIR` (default the user cache dir's sealmark)")
 	fs.StringVar(&f.lockDir, "lock-dir", "", "compare each server's tools with its own lock in `DIR` (NAME.lock.json; see --pin)")
 	fs.BoolVar(&f.pin, "pin", false, "write each server's tool lock into --lock-dir (replacing it, printing what changed) instead of testing the servers")
@@ -128,7 +130,7 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil || failOn == packs.Info {
 		return usageErr("--fail-on: want low, medium, high or critical, got %q", base.FailOn)
 	}
-	if err := preflightOutputs(base.SandboxDir, base.Origins["sandbox.dir"], f.json, f.sarif, f.junit); err != nil {
+	if err := errors.Join(preflightOutputs(base.SandboxDir, base.Origins["sandbox.dir"], f.json, f.sarif, f.junit), checkHTMLPath(f.html)); err != nil {
 		return usageErr("%v", err)
 	}
 	if err := checkLockDir(f.lockDir, f.pin); err != nil {
@@ -202,7 +204,12 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	if f.sarif != "" {
 		sarifOpts = scanSARIFOptions(entries, f.sarifCategory, cwd, stderr)
 	}
-	return writeMerged(named, failOn, f.json, f.sarif, f.junit, sarifOpts, &caught, stdout, stderr, "scan")
+	code := writeMerged(named, failOn, f.json, f.sarif, f.junit, sarifOpts, &caught, stdout, stderr, "scan")
+	if err := writeHTML(f.html, named, failOn); err != nil {
+		fmt.Fprintf(stderr, "sealmark scan: --html: %v\n", err)
+		return report.ExitHarness
+	}
+	return code
 }
 
 // writeMerged prints the summary table, writes the merged reports and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,9 +14,9 @@ import (
 )
 
 // TestRedactionSARIFAndJUnit is TestRedactionEndToEnd for the code scanning
-// and CI formats: a report whose every string carries every secret,
-// finalized, shows none of them in SARIF or JUnit, whatever verdict carried
-// the text there.
+// and CI formats and the HTML page: a report whose every string carries
+// every secret, finalized, shows none of them in SARIF, JUnit or HTML,
+// whatever verdict carried the text there.
 func TestRedactionSARIFAndJUnit(t *testing.T) {
 	payload := fmt.Sprintf("canary %s env %s header %s db %s end", testCanary, testEnvSecret, testHeaderVal, testDBPass)
 	rep := &Report{}
@@ -49,9 +50,13 @@ func TestRedactionSARIFAndJUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, junit := readJUnit(t, rep)
+	var page bytes.Buffer
+	if err := WriteHTML(&page, []NamedReport{{Name: "server", Report: rep}}, packs.Info); err != nil {
+		t.Fatal(err)
+	}
 
 	secrets := []string{testCanary, testEnvSecret, testHeaderVal, testDBPass, testURLPass}
-	for name, out := range map[string][]byte{"SARIF": sarif.Bytes(), "JUnit": junit} {
+	for name, out := range map[string][]byte{"SARIF": sarif.Bytes(), "JUnit": junit, "HTML": page.Bytes()} {
 		for _, sec := range secrets {
 			if bytes.Contains(out, []byte(sec)) {
 				t.Errorf("%s output holds secret %q", name, sec)
@@ -59,12 +64,15 @@ func TestRedactionSARIFAndJUnit(t *testing.T) {
 		}
 		for _, mask := range []string{redact.MaskCanary, redact.MaskRedacted, redact.MaskPassword} {
 			want := mask
-			if name == "JUnit" {
+			switch name {
+			case "JUnit":
 				var esc strings.Builder
 				if err := xml.EscapeText(&esc, []byte(mask)); err != nil {
 					t.Fatal(err)
 				}
 				want = esc.String()
+			case "HTML":
+				want = html.EscapeString(mask)
 			}
 			if !bytes.Contains(out, []byte(want)) {
 				t.Errorf("%s output lacks mask %q: the payload did not reach it", name, want)
@@ -78,5 +86,10 @@ func TestRedactionSARIFAndJUnit(t *testing.T) {
 	}
 	if !bytes.Contains(junit, []byte("<failure ")) || !bytes.Contains(junit, []byte("<error ")) || !bytes.Contains(junit, []byte("<skipped ")) {
 		t.Errorf("JUnit lacks a failure, an error or a skip:\n%s", junit)
+	}
+	_, failing, _ := strings.Cut(page.String(), `<details class="probe fail" open>`)
+	failing, _, _ = strings.Cut(failing, "</details>")
+	if n := strings.Count(failing, `<div class="finding">`); n != 2 {
+		t.Errorf("the HTML page's failing probe shows %d findings, want 2", n)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"net/url"
 	"reflect"
 	"slices"
@@ -21,12 +22,12 @@ const secretMark = "{s}"
 // FuzzRedactWriters registers any secret (at least redact.MinSecretLen
 // bytes) and writes a report whose every string is a template with the
 // secret wherever it holds "{s}", through Finalize and every writer (JSON,
-// SARIF, JUnit, text). The property is that the output does not depend on
+// SARIF, JUnit, text, HTML). The property is that the output does not depend on
 // the secret: the same template with another secret of the same length
 // (registered the same way, found at the same places) gives byte-identical
 // redactor output and writer output. So no encoding a writer applies (JSON
-// string escapes, XML escapes, the text report's control escapes, anything
-// added later) lets any form of the secret through; the failure names the
+// string escapes, XML and HTML escapes, the text report's control escapes,
+// anything added later) lets any form of the secret through; the failure names the
 // forms it finds.
 func FuzzRedactWriters(f *testing.F) {
 	f.Fuzz(func(t *testing.T, secret, template string) {
@@ -45,7 +46,7 @@ func FuzzRedactWriters(f *testing.F) {
 			t.Fatalf("redacted %q to %q, but %q to %q: the output depends on the secret%s", text, got, otherText, want, forms(got, secret))
 		}
 		out, otherOut := writeAll(t, text, r), writeAll(t, otherText, ro)
-		for _, name := range []string{"JSON", "SARIF", "JUnit", "text"} {
+		for _, name := range []string{"JSON", "SARIF", "JUnit", "text", "HTML"} {
 			if !bytes.Equal(out[name], otherOut[name]) {
 				t.Fatalf("the %s report depends on the secret %q%s\n%s", name, secret, forms(string(out[name]), secret), firstDiff(out[name], otherOut[name]))
 			}
@@ -96,6 +97,9 @@ func writeAll(t *testing.T, text string, r *redact.Redactor) map[string][]byte {
 		"SARIF": func(b *bytes.Buffer) error { return WriteSARIF(b, rep, SARIFOptions{ArtifactURI: "sealmark.yaml"}) },
 		"JUnit": func(b *bytes.Buffer) error { return WriteJUnit(b, rep) },
 		"text":  func(b *bytes.Buffer) error { return WriteText(b, rep) },
+		"HTML": func(b *bytes.Buffer) error {
+			return WriteHTML(b, []NamedReport{{Name: "server", Report: rep}}, packs.Info)
+		},
 	} {
 		var b bytes.Buffer
 		if err := write(&b); err != nil {
@@ -114,7 +118,7 @@ func forms(out, secret string) string {
 	var found []string
 	for name, form := range map[string]string{
 		"raw": secret, "JSON-escaped": string(js[1 : len(js)-1]), "XML-escaped": x.String(),
-		"text-escaped": clean(secret), "URL-encoded": url.QueryEscape(secret),
+		"text-escaped": clean(secret), "URL-encoded": url.QueryEscape(secret), "HTML-escaped": html.EscapeString(clean(secret)),
 	} {
 		if strings.Contains(out, form) {
 			found = append(found, name)
