@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -103,14 +102,8 @@ func pinCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel, caught, stop := interruptible(stderr, "the server and deleting the sandbox")
 	defer cancel(nil)
-	var caught atomic.Value
-	stop := cleanup.OnSignal(func(sig os.Signal) {
-		caught.Store(sig)
-		fmt.Fprintf(stderr, "sealmark: %v: stopping the server and deleting the sandbox (again to skip the grace period)\n", sig)
-		cancel(errors.New(cleanup.Name(sig)))
-	})
 	defer stop()
 	if !f.quiet {
 		// Not run's progress lines: their probe counts and the lockless

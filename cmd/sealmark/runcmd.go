@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
@@ -163,14 +161,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, cancel, caught, stop := interruptible(stderr, "the server and deleting the sandbox")
 	defer cancel(nil)
-	var caught atomic.Value
-	stop := cleanup.OnSignal(func(sig os.Signal) {
-		caught.Store(sig)
-		fmt.Fprintf(stderr, "sealmark: %v: stopping the server and deleting the sandbox (again to skip the grace period)\n", sig)
-		cancel(errors.New(cleanup.Name(sig)))
-	})
 	defer stop()
 	errFile, isFile := stderr.(*os.File)
 	rep := e.Run(ctx, progressHooks(stderr, isFile && isTerminal(errFile), f.quiet))

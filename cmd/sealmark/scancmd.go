@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -171,14 +170,8 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 		return usageErr("the configurations list no servers: %s", strings.Join(files, ", "))
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var caught atomic.Value
-	stop := cleanup.OnSignal(func(sig os.Signal) {
-		caught.Store(sig)
-		fmt.Fprintf(stderr, "sealmark: %v: stopping the servers and deleting the sandboxes (again to skip the grace period)\n", sig)
-		cancel()
-	})
+	ctx, cancel, caught, stop := interruptible(stderr, "the servers and deleting the sandboxes")
+	defer cancel(nil)
 	defer stop()
 	var done atomic.Int32
 	opts := &scan.Options{
@@ -197,14 +190,14 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	results := scan.Run(ctx, entries, opts)
 	stop()
 	if f.pin {
-		return writePins(results, &caught, stdout)
+		return writePins(results, caught, stdout)
 	}
 	named := scan.Names(results)
 	var sarifOpts report.SARIFOptions
 	if f.sarif != "" {
 		sarifOpts = scanSARIFOptions(entries, f.sarifCategory, cwd, stderr)
 	}
-	code := writeMerged(named, failOn, f.json, f.sarif, f.junit, sarifOpts, &caught, stdout, stderr, "scan")
+	code := writeMerged(named, failOn, f.json, f.sarif, f.junit, sarifOpts, caught, stdout, stderr, "scan")
 	if err := writeHTML(f.html, named, failOn); err != nil {
 		fmt.Fprintf(stderr, "sealmark scan: --html: %v\n", err)
 		return report.ExitHarness
