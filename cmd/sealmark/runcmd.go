@@ -161,7 +161,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	})
 	defer stop()
 	errFile, isFile := stderr.(*os.File)
-	rep := e.Run(ctx, progressHooks(stderr, isFile && isTerminal(errFile), f.quiet))
+	progress := newProgress(stderr, isFile && isTerminal(errFile), f.quiet, e.Planned)
+	rep := e.Run(ctx, progress.hooks())
+	progress.close()
 	stop()
 	text := stdout
 	if res.JSON == "-" || res.SARIF == "-" || res.JUnit == "-" {
