@@ -143,6 +143,8 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"timeout":        {[]string{"--timeout", "soon", "--", "x"}, `--timeout: want a duration such as "30s", got "soon"`},
 		"url":            {[]string{"--url", "ftp://127.0.0.1/x"}, "flag --url: server.url: want an http or https URL"},
 		"yes":            boolErr("yes"),
+		"verbose":        boolErr("verbose"),
+		"color":          {[]string{"--color", "sometimes", "--", "x"}, `invalid value "sometimes" for flag -color: want auto, always or never`},
 	}
 	doctor := map[string]flagError{}
 	for name, fe := range run {
@@ -160,6 +162,8 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"cache-dir":     {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
 	}
 	scanErrs["quiet"] = boolErr("quiet")
+	scanErrs["verbose"] = boolErr("verbose")
+	scanErrs["color"] = flagError{[]string{"--color", "sometimes", clientConfig}, `invalid value "sometimes" for flag -color: want auto, always or never`}
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
 		fe := run[name]
 		scanErrs[name] = flagError{append(slices.Clone(fe.args[:len(fe.args)-2]), clientConfig), fe.want}

@@ -62,5 +62,5 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sealmark merge: %v\n", err)
 		return report.ExitHarness
 	}
-	return writeMerged(named, failOn, o.json, o.sarif, o.junit, nil, stdout, stderr, "merge")
+	return writeMerged(named, failOn, o.json, o.sarif, o.junit, nil, stdout, stderr, "merge", report.TextOptions{})
 }

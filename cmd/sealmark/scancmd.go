@@ -30,6 +30,7 @@ type scanFlags struct {
 	only                      repeated
 	json, sarif, junit        string
 	cacheDir                  string
+	text                      *textFlags
 }
 
 // scanLayered are scan's flags that go through config.Resolve for each server.
@@ -53,6 +54,7 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.Var(&f.only, "only", "scan only the server `NAME` (repeatable)")
 	fs.BoolVar(&f.asConfigured, "as-configured", false, "keep the host paths in the servers' arguments and env (the runs are CUSTOM) instead of sandbox paths")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
+	f.text = addTextFlags(fs)
 	fs.StringVar(&f.json, "json", "", "write the merged JSON report (reports keyed by server name) to `PATH`")
 	fs.StringVar(&f.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
 	fs.StringVar(&f.junit, "junit", "", "write JUnit XML with one suite per server to `PATH`")
@@ -183,13 +185,18 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	named := scan.Names(scan.Run(ctx, entries, opts))
 	stop()
-	return writeMerged(named, failOn, f.json, f.sarif, f.junit, &caught, stdout, stderr, "scan")
+	text := f.text.options(stdout, os.Environ())
+	if text.Verbose {
+		writeServerReports(stdout, named, text)
+	}
+	return writeMerged(named, failOn, f.json, f.sarif, f.junit, &caught, stdout, stderr, "scan", text)
 }
 
 // writeMerged prints the summary table, writes the merged reports and
-// returns the exit code over all servers (the signal's when interrupted).
-func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath, junitPath string, caught *atomic.Value, stdout, stderr io.Writer, cmd string) int {
-	if err := scan.WriteSummary(stdout, named, failOn); err != nil {
+// returns the exit code over all servers (the signal's when interrupted);
+// text colours the table (merge passes none).
+func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath, junitPath string, caught *atomic.Value, stdout, stderr io.Writer, cmd string, text report.TextOptions) int {
+	if err := scan.WriteSummaryWith(stdout, named, failOn, text); err != nil {
 		fmt.Fprintf(stderr, "sealmark %s: %v\n", cmd, err)
 		return report.ExitHarness
 	}
