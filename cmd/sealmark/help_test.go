@@ -186,6 +186,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		},
 		"list": {
 			"json":  boolErr("json"),
+			"wide":  boolErr("wide"),
 			"packs": {[]string{"--packs", "nope"}, `sealmark list: --packs: unknown pack "nope" (known: core, fs, git, exec, effects, sqlite, db)`},
 		},
 		"diff": {
