@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,6 +59,21 @@ func onTerminalOf(t *testing.T, cols uint16, args ...string) (code int, shown st
 	return code, strings.ReplaceAll(string(<-read), "\r\n", "\n")
 }
 
+// onOneTerminal runs sealmark with standard output and standard error the
+// same terminal, as a person runs it, and returns what the terminal showed.
+func onOneTerminal(t *testing.T, args ...string) (code int, shown string) {
+	t.Helper()
+	ptmx, pts := openPTY(t)
+	read := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(ptmx)
+		read <- b
+	}()
+	code = run(args, strings.NewReader(""), pts, pts)
+	require.NoError(t, pts.Close())
+	return code, strings.ReplaceAll(string(<-read), "\r\n", "\n")
+}
+
 // TestColorOnATerminal: with --color's default (auto), the example's report
 // is coloured on a terminal, plain on one when NO_COLOR has a value, and
 // still within a screen above the summary.
@@ -74,4 +90,24 @@ func TestColorOnATerminal(t *testing.T) {
 	require.Equal(t, 1, code, shown)
 	assert.NotContains(t, shown, "\x1b", "NO_COLOR turns the colour off")
 	assert.Contains(t, shown, "  FAIL  core/secret-echo")
+}
+
+// TestProgressEndsBeforeTheReport: on a terminal, a last pack that does
+// not apply (fs: the example takes no path) leaves its live line open;
+// the run ends it, so the report starts on a line of its own.
+func TestProgressEndsBeforeTheReport(t *testing.T) {
+	code, shown := onOneTerminal(t, "run", "--sandbox-dir", t.TempDir(), "--packs", "core,fs", "--color=never", "--example")
+	require.Equal(t, 1, code, shown)
+	assert.Regexp(t, "\x1b\\[Ksealmark: fs \\(\\d+ probes\\) starting  \\d+\\.\\ds\n(?:sealmark: [^\n]*\n)*sealmark dev — STANDARD\n", shown)
+	assert.Regexp(t, "(?m)^sealmark dev — STANDARD$", shown, "the report's first line is a line of its own")
+	counts := regexp.MustCompile(`sealmark: core (\d+)/(\d+) `).FindAllStringSubmatch(shown, -1)
+	require.NotEmpty(t, counts, shown)
+	for _, c := range counts {
+		done, _ := strconv.Atoi(c[1])
+		total, _ := strconv.Atoi(c[2])
+		assert.LessOrEqual(t, done, total, "a count passed its total: %s", c[0])
+	}
+	last := counts[len(counts)-1]
+	assert.Equal(t, last[2], last[1], "core's last result, the drift check, completes the count: %s", last[0])
+	assert.Contains(t, shown, " "+last[1]+"/"+last[2]+" tool-drift ")
 }
