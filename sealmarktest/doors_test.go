@@ -181,8 +181,8 @@ func TestBothDoorsOneReport(t *testing.T) {
 
 		var text strings.Builder
 		require.NoError(t, report.WriteText(&text, rep))
-		assert.Regexp(t, `(?m)^  FAIL +secret-echo +CORE-SECRET-ECHO critical`, text.String())
-		assert.Regexp(t, `(?m)^  WARN +tools-list +CORE-TOOLS-LIST low`, text.String())
+		assert.Regexp(t, `(?m)^  FAIL +core/secret-echo +CORE-SECRET-ECHO critical`, text.String())
+		assert.Regexp(t, `(?m)^  WARN +core/tools-list +CORE-TOOLS-LIST low`, text.String())
 		assert.Regexp(t, `(?m)^summary: \d+ pass, 1 fail \(2 critical\), 1 warn \(1 medium, 1 low\), `, text.String())
 
 		var junit strings.Builder

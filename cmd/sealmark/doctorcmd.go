@@ -26,8 +26,8 @@ import (
 )
 
 // runOnlyFlags are flags of run that doctor does not take: they start
-// something or write something.
-var runOnlyFlags = []string{"example", "fixture", "into", "active", "yes", "explain-config", "quiet", "sarif-category"}
+// something, write something or shape the report doctor does not write.
+var runOnlyFlags = []string{"example", "fixture", "into", "active", "yes", "explain-config", "quiet", "sarif-category", "verbose", "color"}
 
 // doctorFlags are run's flags without runOnlyFlags, sharing their values, so
 // doctor resolves the settings exactly as run would.

@@ -145,6 +145,8 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"timeout":        {[]string{"--timeout", "soon", "--", "x"}, `--timeout: want a duration such as "30s", got "soon"`},
 		"url":            {[]string{"--url", "ftp://127.0.0.1/x"}, "flag --url: server.url: want an http or https URL"},
 		"yes":            boolErr("yes"),
+		"verbose":        boolErr("verbose"),
+		"color":          {[]string{"--color", "sometimes", "--", "x"}, `invalid value "sometimes" for flag -color: want auto, always or never`},
 	}
 	doctor := map[string]flagError{}
 	for name, fe := range run {
@@ -166,6 +168,8 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"html":           {[]string{"--html", "/nonexistent/r.html", clientConfig}, `sealmark scan: flag --html: the directory "/nonexistent" does not exist`},
 	}
 	scanErrs["quiet"] = boolErr("quiet")
+	scanErrs["verbose"] = boolErr("verbose")
+	scanErrs["color"] = flagError{[]string{"--color", "sometimes", clientConfig}, `invalid value "sometimes" for flag -color: want auto, always or never`}
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
 		fe := run[name]
 		scanErrs[name] = flagError{append(slices.Clone(fe.args[:len(fe.args)-2]), clientConfig), fe.want}
@@ -199,6 +203,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		},
 		"list": {
 			"json":  boolErr("json"),
+			"wide":  boolErr("wide"),
 			"packs": {[]string{"--packs", "nope"}, `sealmark list: --packs: unknown pack "nope" (known: core, fs, git, exec, effects, sqlite, db)`},
 		},
 		"diff": {

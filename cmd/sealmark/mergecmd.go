@@ -67,7 +67,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	if o.sarif != "" {
 		sarifOpts = mergeSARIFOptions(stderr)
 	}
-	code := writeMerged(named, failOn, o.json, o.sarif, o.junit, sarifOpts, nil, stdout, stderr, "merge")
+	code := writeMerged(named, failOn, o.json, o.sarif, o.junit, sarifOpts, nil, stdout, stderr, "merge", report.TextOptions{})
 	if err := writeHTML(o.html, named, failOn); err != nil {
 		fmt.Fprintf(stderr, "sealmark merge: --html: %v\n", err)
 		return report.ExitHarness

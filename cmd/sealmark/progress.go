@@ -15,21 +15,40 @@ import (
 // terminal (a wrapped line cannot be redrawn in place).
 const progressWidth = 79
 
-// progressHooks reports a run's progress on w, which must be stderr: never
+// newProgress reports a run's progress on w, which must be stderr: never
 // stdout or a file, which hold the reports.
 //
 //   - quiet: nothing.
 //   - terminal: one live line per pack, redrawn in place as probes finish
-//     ("core 3/11 secret-echo pass  1.2s"), ended when the pack's last probe
-//     has reported or the next pack starts.
+//     ("core 3/54 secret-echo pass  1.2s"), ended when the pack's last probe
+//     has reported, the next pack starts or the run ends (close).
 //   - otherwise (CI logs): plain lines, one when a pack starts and one per
 //     finished probe, no control characters.
-func progressHooks(w io.Writer, terminal, quiet bool) engine.Hooks {
-	if quiet {
+//
+// planned is how many results one start of a pack reports (the count's
+// total; engine.Engine.Planned), 0 when unknown. A count never passes its
+// total: a pack started once per role counts each start from 1 again.
+func newProgress(w io.Writer, terminal, quiet bool, planned func(pack string) int) *progressState {
+	if planned == nil {
+		planned = func(string) int { return 0 }
+	}
+	return &progressState{w: w, terminal: terminal, quiet: quiet, planned: planned, start: time.Now()}
+}
+
+// hooks are the engine's hooks that report to p; none when quiet.
+func (p *progressState) hooks() engine.Hooks {
+	if p.quiet {
 		return engine.Hooks{}
 	}
-	p := &progressState{w: w, terminal: terminal, start: time.Now()}
 	return engine.Hooks{Pack: p.pack, Probe: p.probe}
+}
+
+// close ends the live line, if one is open, before the report is written:
+// a last pack that did not apply leaves its "starting" line open.
+func (p *progressState) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.end()
 }
 
 // progressState is the state the hooks share. The engine calls them from one
@@ -38,10 +57,12 @@ type progressState struct {
 	mu       sync.Mutex
 	w        io.Writer
 	terminal bool
+	quiet    bool
+	planned  func(pack string) int
 	start    time.Time
 	name     string // the current pack
-	done     int    // probes of the pack that reported
-	total    int    // probes in the pack; 0 when unknown
+	done     int    // probes of the pack's current start that reported
+	total    int    // results a start of the pack reports; 0 when unknown
 	open     bool   // a live line is on the screen without its newline
 }
 
@@ -49,7 +70,7 @@ func (p *progressState) pack(name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.end()
-	p.name, p.done, p.total = name, 0, probeCount(name)
+	p.name, p.done, p.total = name, 0, p.planned(name)
 	count := ""
 	if p.total > 0 {
 		count = fmt.Sprintf(" (%d probes)", p.total)
@@ -66,7 +87,10 @@ func (p *progressState) probe(pack string, res report.Probe) {
 	defer p.mu.Unlock()
 	if pack != p.name {
 		p.end()
-		p.name, p.done, p.total = pack, 0, probeCount(pack)
+		p.name, p.done, p.total = pack, 0, p.planned(pack)
+	}
+	if p.total > 0 && p.done >= p.total {
+		p.done = 0 // the next start of a pack started once per role
 	}
 	p.done++
 	count := fmt.Sprint(p.done)
@@ -105,17 +129,6 @@ func (p *progressState) end() {
 
 func (p *progressState) elapsed() string {
 	return fmt.Sprintf("%.1fs", time.Since(p.start).Seconds())
-}
-
-// probeCount is the number of probes of the pack called name, or 0 when no
-// pack of engine.All has that name.
-func probeCount(name string) int {
-	for _, pk := range engine.All {
-		if pk.Name == name {
-			return len(pk.Probes)
-		}
-	}
-	return 0
 }
 
 // oneLine drops control characters from a name a pack chose.

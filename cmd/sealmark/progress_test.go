@@ -27,12 +27,81 @@ func playRun(h engine.Hooks) (pack string, probes int) {
 	return pk.Name, len(pk.Probes)
 }
 
+// progressHooks are newProgress's hooks, each pack of engine.All planned
+// at its probe count.
+func progressHooks(w *bytes.Buffer, terminal, quiet bool) engine.Hooks {
+	return newProgress(w, terminal, quiet, allPlanned).hooks()
+}
+
+func allPlanned(name string) int {
+	for _, pk := range engine.All {
+		if pk.Name == name {
+			return len(pk.Probes)
+		}
+	}
+	return 0
+}
+
 func TestProgressQuietPrintsNothing(t *testing.T) {
 	for _, terminal := range []bool{true, false} {
-		h := progressHooks(&bytes.Buffer{}, terminal, true)
+		var b bytes.Buffer
+		p := newProgress(&b, terminal, true, allPlanned)
+		h := p.hooks()
 		assert.Nil(t, h.Pack)
 		assert.Nil(t, h.Probe)
+		p.close()
+		assert.Empty(t, b.String())
 	}
+}
+
+// TestProgressCountNeverPassesItsTotal: the total is what the run plans
+// for the pack (core's drift check included), and a pack started once per
+// role counts each start from 1, so "core 54/53" and "db 5/4" never show.
+func TestProgressCountNeverPassesItsTotal(t *testing.T) {
+	planned := func(name string) int { return map[string]int{"core": 3, "db": 2}[name] }
+	for _, terminal := range []bool{true, false} {
+		var b bytes.Buffer
+		h := newProgress(&b, terminal, false, planned).hooks()
+		h.Pack("core")
+		for i := range 3 {
+			h.Probe("core", report.Probe{Name: fmt.Sprint("p", i), Verdict: packs.Passed})
+		}
+		h.Pack("db")
+		for i := range 4 { // two starts of two probes
+			h.Probe("db", report.Probe{Name: fmt.Sprint("q", i), Verdict: packs.Passed})
+		}
+		out := b.String()
+		assert.Contains(t, out, "core 3/3 p2 pass")
+		assert.Contains(t, out, "db 2/2 q1 pass")
+		assert.Contains(t, out, "db 2/2 q3 pass", "the second start counts from 1 again")
+		assert.Contains(t, out, "db 1/2 q2 pass")
+		for _, over := range []string{"core 4/3", "db 3/2", "db 4/2"} {
+			assert.NotContains(t, out, over)
+		}
+	}
+}
+
+// TestProgressClosedBeforeTheReport: a last pack that does not apply
+// leaves its live line open ("starting", no probe reports); close ends it,
+// so the report starts on a line of its own, and closing twice adds
+// nothing.
+func TestProgressClosedBeforeTheReport(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, true, false, allPlanned)
+	h := p.hooks()
+	h.Pack("db")
+	require.False(t, strings.HasSuffix(b.String(), "\n"), "the live line is open: %q", b.String())
+	p.close()
+	assert.True(t, strings.HasSuffix(b.String(), "\n"), "close ends the live line: %q", b.String())
+	p.close()
+	assert.Equal(t, 1, strings.Count(b.String(), "\n"), "a second close adds nothing: %q", b.String())
+
+	// Without a terminal every line is already ended.
+	b.Reset()
+	p = newProgress(&b, false, false, allPlanned)
+	p.hooks().Pack("db")
+	p.close()
+	assert.Equal(t, 1, strings.Count(b.String(), "\n"), "%q", b.String())
 }
 
 func TestProgressPlainLinesWithoutATerminal(t *testing.T) {
@@ -65,7 +134,7 @@ func TestProgressLiveLineOnATerminal(t *testing.T) {
 	}
 
 	// The next pack ends an open line before drawing its own.
-	progress := &progressState{w: &b, terminal: true}
+	progress := newProgress(&b, true, false, nil)
 	b.Reset()
 	progress.pack("a")
 	progress.pack("b")

@@ -31,6 +31,7 @@ type runFlags struct {
 	configPath, fixtureKind, into        string
 	example, active, yes, explain, quiet bool
 	sarifCategory                        string
+	text                                 *textFlags
 }
 
 func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
@@ -49,6 +50,7 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.active, "active", false, "let probes that change state run (asks for confirmation unless --yes)")
 	fs.BoolVar(&f.yes, "yes", false, "confirm --active without asking")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
+	f.text = addTextFlags(fs)
 	// Layered settings: defaults → sealmark.yaml → SEALMARK_* → these flags.
 	addShared(fs)
 	fs.String("probes", "", "run only the probes these `GLOBS` match (comma-separated; over pack/name, name or ID: core/secret-*,FS-READ-*)")
@@ -165,13 +167,15 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer cancel(nil)
 	defer stop()
 	errFile, isFile := stderr.(*os.File)
-	rep := e.Run(ctx, progressHooks(stderr, isFile && isTerminal(errFile), f.quiet))
+	progress := newProgress(stderr, isFile && isTerminal(errFile), f.quiet, e.Planned)
+	rep := e.Run(ctx, progress.hooks())
+	progress.close()
 	stop()
 	text := stdout
 	if res.JSON == "-" || res.SARIF == "-" || res.JUnit == "-" {
 		text = stderr // standard output carries the machine-readable report
 	}
-	report.WriteText(text, rep)
+	report.WriteTextWith(text, rep, f.text.options(text, os.Environ()))
 	for _, out := range []struct {
 		flag, path string
 		write      func(io.Writer, *report.Report) error

@@ -31,6 +31,7 @@ type scanFlags struct {
 	lockDir                   string // one tool lock per server (pincmd.go)
 	pin                       bool
 	html                      string
+	text                      *textFlags
 }
 
 // scanLayered are scan's flags that go through config.Resolve for each server.
@@ -54,6 +55,7 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.Var(&f.only, "only", "scan only the server `NAME` (repeatable)")
 	fs.BoolVar(&f.asConfigured, "as-configured", false, "keep the host paths in the servers' arguments and env (the runs are CUSTOM) instead of sandbox paths")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
+	f.text = addTextFlags(fs)
 	fs.StringVar(&f.json, "json", "", "write the merged JSON report (reports keyed by server name) to `PATH`")
 	fs.StringVar(&f.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
 	addSARIFCategory(fs, &f.sarifCategory, true)
@@ -193,11 +195,15 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 		return writePins(results, caught, stdout)
 	}
 	named := scan.Names(results)
+	text := f.text.options(stdout, os.Environ())
+	if text.Verbose {
+		writeServerReports(stdout, named, text)
+	}
 	var sarifOpts report.SARIFOptions
 	if f.sarif != "" {
 		sarifOpts = scanSARIFOptions(entries, f.sarifCategory, cwd, stderr)
 	}
-	code := writeMerged(named, failOn, f.json, f.sarif, f.junit, sarifOpts, caught, stdout, stderr, "scan")
+	code := writeMerged(named, failOn, f.json, f.sarif, f.junit, sarifOpts, caught, stdout, stderr, "scan", text)
 	if err := writeHTML(f.html, named, failOn); err != nil {
 		fmt.Fprintf(stderr, "sealmark scan: --html: %v\n", err)
 		return report.ExitHarness
@@ -206,9 +212,10 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeMerged prints the summary table, writes the merged reports and
-// returns the exit code over all servers (the signal's when interrupted).
-func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath, junitPath string, sarifOpts report.SARIFOptions, caught *atomic.Value, stdout, stderr io.Writer, cmd string) int {
-	if err := scan.WriteSummary(stdout, named, failOn); err != nil {
+// returns the exit code over all servers (the signal's when interrupted);
+// text colours the table (merge passes none).
+func writeMerged(named []scan.Named, failOn packs.Severity, jsonPath, sarifPath, junitPath string, sarifOpts report.SARIFOptions, caught *atomic.Value, stdout, stderr io.Writer, cmd string, text report.TextOptions) int {
+	if err := scan.WriteSummaryWith(stdout, named, failOn, text); err != nil {
 		fmt.Fprintf(stderr, "sealmark %s: %v\n", cmd, err)
 		return report.ExitHarness
 	}

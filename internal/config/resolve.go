@@ -85,7 +85,7 @@ var flagKeys = map[string]string{
 }
 
 // frontEndFlags are CLI flags that are not settings; Resolve ignores them.
-var frontEndFlags = []string{"config", "active", "yes", "example", "fixture", "into", "explain-config", "quiet"}
+var frontEndFlags = []string{"config", "active", "yes", "example", "fixture", "into", "explain-config", "quiet", "verbose", "color"}
 
 // Resolve layers the settings, a later layer winning: Defaults, then file
 // (nil when there is no config file), then the SEALMARK_* variables of env,

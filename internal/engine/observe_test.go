@@ -76,7 +76,7 @@ func TestCallbackIsAttributedByToken(t *testing.T) {
 	assert.Equal(t, "token", r.Data["attributed"])
 	assert.Contains(t, r.Data["target"], "/cb/sealmark-{token}")
 	var text, js strings.Builder
-	require.NoError(t, report.WriteText(&text, rep))
+	require.NoError(t, report.WriteTextWith(&text, rep, report.TextOptions{Verbose: true}))
 	require.NoError(t, report.WriteJSON(&js, rep))
 	assert.Regexp(t, `seen: connection: GET /cb/sealmark-\{token\}`, text.String(), "the text report shows the observation under its probe")
 	assert.Contains(t, js.String(), `"kind": "connection"`)

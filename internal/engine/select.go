@@ -9,6 +9,7 @@ import (
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/core"
 )
 
 // driftName and driftID name core's drift check, a step of the engine's
@@ -179,4 +180,22 @@ func (pr *PackRun) notApplicable(probe packs.Probe, why string) report.Probe {
 		Verdict: packs.NotApplicable, Reason: why}
 	pr.e.record(pr.idx, pr.pack.Name, res)
 	return res
+}
+
+// Planned is the number of probe results one start of the pack called
+// name reports in this run: its probes the selection keeps, and core's
+// drift check when kept; 0 when the run has no such pack. A pack started
+// once per role reports that many per start.
+func (e *Engine) Planned(name string) int {
+	for _, pk := range e.Packs() {
+		if pk.Name != name {
+			continue
+		}
+		n := len(pk.Probes)
+		if pk.Name == core.Pack.Name && e.cfg.selects(core.Pack.Name, driftName, driftID) {
+			n++
+		}
+		return n
+	}
+	return 0
 }

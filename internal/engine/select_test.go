@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/report"
 )
 
 // TestProbeSelection: --probes runs only the probes its globs match (by
@@ -41,4 +42,31 @@ func TestProbeSelection(t *testing.T) {
 	_, err := engine.New(cfg)
 	require.Error(t, err)
 	assert.Equal(t, `--probes "core/secrt-echo" matches no probe (did you mean core/secret-echo?) (a glob over pack/name, name or ID; sealmark list shows them)`, err.Error())
+}
+
+// TestPlannedCountsWhatThePackReports: Planned is the number of results a
+// pack's start reports, core's drift check included when selected (the
+// progress line's total, which a count must never pass).
+func TestPlannedCountsWhatThePackReports(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		only []string
+	}{
+		{"all of core", nil},
+		{"with the drift check", []string{"core/initialize", "core/tool-drift"}},
+		{"without it", []string{"core/initialize", "core/ping"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := fixtureConfig(t, "")
+			cfg.Packs = []string{"core"}
+			cfg.OnlyProbes = tt.only
+			e, err := engine.New(cfg)
+			require.NoError(t, err)
+			planned := e.Planned("core")
+			reported := 0
+			e.Run(t.Context(), engine.Hooks{Probe: func(string, report.Probe) { reported++ }})
+			assert.Equal(t, reported, planned)
+			assert.Zero(t, e.Planned("no-such-pack"))
+		})
+	}
 }

@@ -33,9 +33,7 @@ func ExampleWriteText() {
 	// sealmark dev — STANDARD
 	// server:  node index.js {sandbox}
 	//
-	// core
-	//   PASS  initialize            CORE-INIT
-	//   FAIL  secret-echo           CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed by tool debug_info
+	//   FAIL  core/secret-echo  CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed by tool debug_info
 	//           evidence: response: result holds <canary>
 	// summary: 1 pass, 1 fail (1 critical), 0 not applicable, 0 inconclusive, 0 error
 }

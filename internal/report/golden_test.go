@@ -30,16 +30,21 @@ func TestWriteJSONGolden(t *testing.T) {
 func TestWriteTextGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		rep  *Report
+		rep  func() *Report
+		opts TextOptions
 	}{
-		{"standard.txt.golden", sampleReport()},
-		{"custom.txt.golden", customReport()},
+		{"standard.txt.golden", sampleReport, TextOptions{}},
+		{"custom.txt.golden", customReport, TextOptions{}},
+		{"standard.verbose.txt.golden", sampleReport, TextOptions{Verbose: true}},
+		{"custom.verbose.txt.golden", customReport, TextOptions{Verbose: true}},
+		{"custom.color.txt.golden", customReport, TextOptions{Color: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			Finalize(tt.rep, sampleRedactor())
+			rep := tt.rep()
+			Finalize(rep, sampleRedactor())
 			var buf bytes.Buffer
-			if err := WriteText(&buf, tt.rep); err != nil {
+			if err := WriteTextWith(&buf, rep, tt.opts); err != nil {
 				t.Fatal(err)
 			}
 			assertGolden(t, buf.Bytes(), tt.name)

@@ -9,7 +9,10 @@ import (
 	"github.com/sealmark/sealmark/packs"
 )
 
-// WriteText writes rep the way a person reads it in a terminal:
+// WriteText writes rep the way a person reads it at a glance in a
+// terminal: the header, then the probes that need a look (FAIL, then WARN,
+// ACCEPTED, then INCONCLUSIVE, ERROR), then one line per reason a probe or
+// a pack did not apply, with how many, then the summary:
 //
 //	sealmark dev — STANDARD
 //	server:  node {cwd}/index.js {sandbox}
@@ -18,26 +21,38 @@ import (
 //	protocol: legacy 2025-11-25 (server example-notes 1.0.0)
 //	warning: server.args[1] (/data) points at a real path on this machine; valid calls may read or write it
 //
-//	core
-//	  PASS  initialize            CORE-INIT
-//	  FAIL  secret-echo           CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response of tool debug_info
-//	          evidence: response: tools/call debug_info result contains SEALMARK_CANARY
-//	  N/A   tool-sweep            CORE-TOOL-SWEEP: no read-only tool
+//	  FAIL  core/secret-echo  CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response of tool debug_info
+//	          evidence: response: tools/call debug_info result contains <canary>
 //
 //	not covered:
-//	  fs: not applicable: no path-taking tool
-//	summary: 7 pass, 1 fail (1 critical), 1 not applicable, 0 inconclusive, 0 error
+//	  11 probes: an HTTP transport check; this server speaks stdio
+//	  1 probe (core/tool-sweep): no read-only tool
+//	  1 pack (fs): not applicable: no path-taking tool
+//	summary: 7 pass, 1 fail (1 critical), 12 not applicable, 0 inconclusive, 0 error, 1 pack not applicable
 //
-// Every line that is not a probe or a detail under one starts with a fixed
-// word and a colon, so the report greps well. Text that came from the server
-// (messages, evidence) has control characters escaped, so it cannot move the
-// cursor or recolor the terminal, and its extra lines are indented under the
-// line they belong to.
+// WriteTextWith with TextOptions.Verbose lists every probe instead, pack by
+// pack, passing ones with their notes. Every line that is not a probe or a
+// detail under one starts with a fixed word and a colon, so the report
+// greps well. Text that came from the server (messages, evidence) has
+// control characters escaped, so it cannot move the cursor or recolor the
+// terminal, and its extra lines are indented under the line they belong
+// to.
 func WriteText(w io.Writer, rep *Report) error {
+	return WriteTextWith(w, rep, TextOptions{})
+}
+
+// WriteTextWith writes rep as WriteText does, verbose (every probe, pack
+// by pack) or coloured as opts say.
+func WriteTextWith(w io.Writer, rep *Report, opts TextOptions) error {
 	var b strings.Builder
+	p := painter(opts.Color)
 	writeHeader(&b, rep)
-	writePacks(&b, rep)
-	writeFooter(&b, rep)
+	if opts.Verbose {
+		writePacks(&b, rep, p)
+	} else {
+		writeProblems(&b, rep, p)
+	}
+	writeFooter(&b, rep, opts.Verbose, p)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("report: write text: %w", err)
 	}
@@ -129,83 +144,14 @@ func writeHeader(b *strings.Builder, rep *Report) {
 	}
 }
 
-func writePacks(b *strings.Builder, rep *Report) {
-	vw, nw := len("PASS"), 20
-	bar := rep.FailBar()
-	for _, pk := range rep.Packs {
-		for _, pr := range pk.Probes {
-			vw = max(vw, len(outcomeLabel(pr, bar)))
-			nw = max(nw, len(clean(pr.Name)))
-		}
-	}
-	detail := strings.Repeat(" ", 2+vw+2+2) // two past the start of the name column
-	for _, pk := range rep.Packs {
-		b.WriteString("\n" + clean(pk.Name))
-		if pk.Start != "" {
-			b.WriteString("/" + clean(pk.Start)) // a pack started once per role: db/reader, db/writer
-		}
-		if pk.User {
-			b.WriteString(" (your own probes)")
-		}
-		b.WriteString("\n")
-		if len(pk.Probes) == 0 {
-			b.WriteString("  (no probes ran)\n")
-		}
-		for _, pr := range pk.Probes {
-			fmt.Fprintf(b, "  %-*s  %-*s  %s", vw, outcomeLabel(pr, bar), nw, clean(pr.Name), clean(pr.ID))
-			findings := pr.Findings
-			reasonShown := false
-			switch {
-			case len(findings) > 0:
-				b.WriteString(" ")
-				writeFinding(b, "", findings[0], detail) // the id is on the probe's line
-				findings = findings[1:]
-			case pr.Reason != "":
-				b.WriteString(": " + indent(pr.Reason, detail) + "\n")
-				reasonShown = true
-			default:
-				b.WriteString("\n")
-			}
-			for _, f := range findings {
-				b.WriteString(detail)
-				writeFinding(b, pr.ID, f, detail)
-			}
-			if pr.Reason != "" && !reasonShown {
-				line(b, detail+"reason: ", pr.Reason)
-			}
-			for _, n := range pr.Notes {
-				line(b, detail+"note: ", n)
-			}
-			for _, r := range pr.Observations {
-				line(b, detail+"seen: "+clean(r.Kind)+": ", r.Summary)
-			}
-		}
-	}
-}
-
-// writeFinding writes the finding as every output shows it (FindingText),
-// its lines after the first starting with detail.
-func writeFinding(b *strings.Builder, id string, f packs.Finding, detail string) {
-	b.WriteString(FindingText(id, f, detail) + "\n")
-}
-
-func writeFooter(b *strings.Builder, rep *Report) {
+func writeFooter(b *strings.Builder, rep *Report, verbose bool, p painter) {
 	if len(rep.Timeline) > 0 {
 		b.WriteString("\ntimeline (seen outside any probe):\n")
 		for _, r := range rep.Timeline {
 			line(b, "  "+clean(r.Kind)+": ", r.Summary)
 		}
 	}
-	if len(rep.NotCovered) > 0 {
-		b.WriteString("\nnot covered:\n")
-		for _, nc := range rep.NotCovered {
-			what := clean(nc.Pack)
-			if nc.Probe != "" {
-				what += "/" + clean(nc.Probe)
-			}
-			line(b, "  "+what+": ", nc.Reason)
-		}
-	}
+	writeNotCovered(b, rep, verbose)
 	if rep.Sandbox.CleanupError != "" || rep.HarnessError != "" || len(rep.StaleBaseline) > 0 {
 		b.WriteString("\n")
 	}
@@ -218,7 +164,7 @@ func writeFooter(b *strings.Builder, rep *Report) {
 	if rep.HarnessError != "" {
 		line(b, "error: ", rep.HarnessError)
 	}
-	b.WriteString("summary: " + summaryLine(rep) + "\n")
+	b.WriteString("summary: " + summaryLine(rep, p) + "\n")
 	if s := rep.Summary; s.Verdicts != nil && s.NothingTested && rep.HarnessError == "" {
 		b.WriteString("nothing was tested: no probe passed or failed (every selected pack or probe was not applicable or inconclusive; see Not covered)\n")
 	}
@@ -229,7 +175,7 @@ func writeFooter(b *strings.Builder, rep *Report) {
 // that fail the run at its fail bar, "warn" those whose open findings are
 // all below it, "accepted" those whose every finding the baseline accepts;
 // each names the severities of its open findings.
-func summaryLine(rep *Report) string {
+func summaryLine(rep *Report, p painter) string {
 	s := rep.Summary
 	if s.Verdicts == nil || s.Outcomes == nil {
 		s = summarize(rep)
@@ -249,12 +195,20 @@ func summaryLine(rep *Report) string {
 			}
 		}
 	}
-	counted := func(n int, what string, o Outcome) string {
+	// nonzero colours a count that needs a look; zero stays plain.
+	nonzero := func(n int, what, sgr string) string {
 		out := fmt.Sprintf("%d %s", n, what)
+		if n == 0 {
+			return out
+		}
+		return p.paint(sgr, out)
+	}
+	counted := func(n int, what string, o Outcome) string {
+		out := nonzero(n, what, labelColors[outcomeLabels[o]])
 		var sevs []string
 		for _, sev := range severities {
 			if k := bySev[o][sev]; k > 0 {
-				sevs = append(sevs, fmt.Sprintf("%d %s", k, sev))
+				sevs = append(sevs, p.paint(severityColors[sev], fmt.Sprintf("%d %s", k, sev)))
 			}
 		}
 		if len(sevs) > 0 {
@@ -274,8 +228,8 @@ func summaryLine(rep *Report) string {
 	}
 	parts = append(parts,
 		fmt.Sprintf("%d not applicable", s.Verdicts[packs.NotApplicable]),
-		fmt.Sprintf("%d inconclusive", s.Verdicts[packs.Inconclusive]),
-		fmt.Sprintf("%d error", s.Verdicts[packs.Errored]),
+		nonzero(s.Verdicts[packs.Inconclusive], "inconclusive", sgrMagenta),
+		nonzero(s.Verdicts[packs.Errored], "error", sgrMagenta),
 	)
 	other := 0
 	for v, n := range s.Verdicts {

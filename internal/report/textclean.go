@@ -76,3 +76,10 @@ func word(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// CleanLine is s's first line (after surrounding space), safe for a
+// terminal as clean makes it, with " …" when more lines follow: server
+// text as one line of a table.
+func CleanLine(s string) string {
+	return firstLine(strings.TrimSpace(s))
+}

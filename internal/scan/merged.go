@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
@@ -52,27 +53,40 @@ func ExitCode(reps []Named, failOn packs.Severity) int {
 // run's time; then, for each server that did not pass, its failing
 // findings or its harness error; then the count.
 func WriteSummary(w io.Writer, reps []Named, failOn packs.Severity) error {
+	return WriteSummaryWith(w, reps, failOn, report.TextOptions{})
+}
+
+// WriteSummaryWith writes the table as WriteSummary does; with
+// opts.Color, the verdicts, the severities of the failing findings and
+// the count's failing numbers are coloured as the text report colours
+// them (report.Paint). Text from a server or a configuration is cleaned
+// (report.CleanLine), so only those colours reach the terminal.
+func WriteSummaryWith(w io.Writer, reps []Named, failOn packs.Severity, opts report.TextOptions) error {
 	var b strings.Builder
 	rows := [][]string{{"SERVER", "LAUNCHER", "VERDICT", "WORST FINDING", "TIME"}}
 	counts := map[string]int{}
 	for _, r := range reps {
 		v := verdict(r.Report, failOn)
 		counts[v]++
-		rows = append(rows, []string{r.Name, launcherOf(r.Report), v, worstFinding(r.Report), runTime(r.Report)})
+		rows = append(rows, []string{report.CleanLine(r.Name), report.CleanLine(launcherOf(r.Report)), v, report.CleanLine(worstFinding(r.Report)), runTime(r.Report)})
 	}
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
 		for i, c := range row {
-			widths[i] = max(widths[i], len(c))
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	for _, row := range rows {
+	for n, row := range rows {
 		for i, c := range row {
 			if i == len(row)-1 {
 				b.WriteString(c)
 				break
 			}
-			fmt.Fprintf(&b, "%-*s  ", widths[i], c)
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2)
+			if i == 2 && n > 0 {
+				c = report.Paint(opts.Color, verdictLabel[c], c)
+			}
+			b.WriteString(c + pad)
 		}
 		b.WriteString("\n")
 	}
@@ -81,15 +95,27 @@ func WriteSummary(w io.Writer, reps []Named, failOn packs.Severity) error {
 		if len(lines) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%s:\n", r.Name)
+		fmt.Fprintf(&b, "\n%s:\n", report.CleanLine(r.Name))
 		for _, l := range lines {
-			b.WriteString("  " + l + "\n")
+			b.WriteString("  " + l.show(opts.Color) + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nscan: %s: %d pass, %d warn, %d fail, %d error\n", Servers(len(reps)), counts["pass"], counts["warn"], counts["FAIL"], counts["ERROR"])
+	count := func(n int, what, label string) string {
+		s := fmt.Sprintf("%d %s", n, what)
+		if n == 0 {
+			return s
+		}
+		return report.Paint(opts.Color, label, s)
+	}
+	fmt.Fprintf(&b, "\nscan: %s: %d pass, %s, %s, %s\n", Servers(len(reps)), counts["pass"],
+		count(counts["warn"], "warn", "WARN"), count(counts["FAIL"], "fail", "FAIL"), count(counts["ERROR"], "error", "ERROR"))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// verdictLabel is the text report's label each verdict of the table is
+// coloured as.
+var verdictLabel = map[string]string{"pass": "PASS", "warn": "WARN", "FAIL": "FAIL", "ERROR": "ERROR"}
 
 // Servers is "1 server" or "N servers".
 func Servers(n int) string {
@@ -125,50 +151,57 @@ func launcherOf(rep *report.Report) string {
 	return "-"
 }
 
-// failing lists the counted findings of failing probes, worst first.
-func failing(rep *report.Report) []string {
-	type f struct {
-		sev  packs.Severity
-		text string
+// problem is one line under a server that did not pass: a failing
+// finding ("ID severity: message", its severity coloured when asked) or
+// what kept the server from being tested.
+type problem struct {
+	id   string
+	sev  packs.Severity
+	text string // the message, or the whole line when id is ""
+}
+
+func (p problem) show(color bool) string {
+	if p.id == "" {
+		return p.text
 	}
-	var fs []f
+	return p.id + " " + report.PaintSeverity(color, p.sev) + ": " + p.text
+}
+
+// failing lists the counted findings of failing probes, worst first.
+func failing(rep *report.Report) []problem {
+	var fs []problem
 	for _, pk := range rep.Packs {
 		for _, pr := range pk.Probes {
 			if pr.Verdict != packs.Failed {
 				continue
 			}
 			if len(pr.Findings) == 0 {
-				fs = append(fs, f{pr.Severity, fmt.Sprintf("%s %s: %s", pr.ID, pr.Severity, firstLine(pr.Reason))})
+				fs = append(fs, problem{report.CleanLine(pr.ID), pr.Severity, report.CleanLine(pr.Reason)})
 			}
 			for _, fd := range pr.Findings {
 				if fd.Accepted == "" {
-					fs = append(fs, f{fd.Severity, fmt.Sprintf("%s %s: %s", pr.ID, fd.Severity, firstLine(fd.Message))})
+					fs = append(fs, problem{report.CleanLine(pr.ID), fd.Severity, report.CleanLine(fd.Message)})
 				}
 			}
 		}
 	}
-	slices.SortStableFunc(fs, func(a, b f) int { return int(b.sev) - int(a.sev) })
-	out := make([]string, len(fs))
-	for i, x := range fs {
-		out[i] = x.text
-	}
-	return out
+	slices.SortStableFunc(fs, func(a, b problem) int { return int(b.sev) - int(a.sev) })
+	return fs
 }
 
 func worstFinding(rep *report.Report) string {
 	if fs := failing(rep); len(fs) > 0 {
-		id, _, _ := strings.Cut(fs[0], ":")
-		return id
+		return fs[0].id + " " + fs[0].sev.String()
 	}
 	return "-"
 }
 
-func problems(rep *report.Report, failOn packs.Severity) []string {
+func problems(rep *report.Report, failOn packs.Severity) []problem {
 	if rep.HarnessError != "" {
-		return []string{"harness error: " + firstLine(rep.HarnessError)}
+		return []problem{{text: "harness error: " + report.CleanLine(rep.HarnessError)}}
 	}
 	if report.ExitCode(rep, failOn) == report.ExitHarness {
-		return []string{"nothing was tested: every selected pack was not applicable"}
+		return []problem{{text: "nothing was tested: every selected pack was not applicable"}}
 	}
 	return failing(rep)
 }
@@ -178,11 +211,6 @@ func runTime(rep *report.Report) string {
 		return "-"
 	}
 	return rep.Finished.Sub(rep.Started).Round(100 * time.Millisecond).String()
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
 }
 
 // ReadReports reads JSON reports for a merge: a merged report (an object
