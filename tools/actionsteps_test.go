@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -328,5 +329,50 @@ func TestPlanStepChoosesReleaseOrSource(t *testing.T) {
 			t.Errorf("%s: exit %d mode %q version %q, want %d %q %q\n%s", name, r.code, r.outputs["mode"], r.outputs["version"],
 				tc.code, tc.mode, tc.wantVersion, r.log)
 		}
+	}
+}
+
+// snapshotEnv names a GoReleaser dist directory (.ci/run's snapshot
+// release) for TestInstallStepTakesTheSnapshotRelease.
+const snapshotEnv = "SEALMARK_SNAPSHOT_DIST"
+
+// TestInstallStepTakesTheSnapshotRelease serves what GoReleaser built
+// from .goreleaser.yaml to the Action's install step, so the names the
+// Action downloads are the names the release has, and the binary it
+// installs prints the release's version.
+func TestInstallStepTakesTheSnapshotRelease(t *testing.T) {
+	dist := os.Getenv(snapshotEnv)
+	if dist == "" {
+		t.Skip(snapshotEnv + " is unset: .ci/run sets it to its snapshot release")
+	}
+	meta, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Version string }
+	if err := json.Unmarshal(meta, &m); err != nil || m.Version == "" {
+		t.Fatalf("%s/metadata.json: no version (%v): %s", dist, err, meta)
+	}
+	version := "v" + m.Version
+	files := map[string][]byte{}
+	entries, err := os.ReadDir(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			if files[e.Name()], err = os.ReadFile(filepath.Join(dist, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	dir := t.TempDir()
+	r := runStep(t, actionStep(t, "install"), dir, map[string]string{"SM_MODE": "release", "SM_VERSION": version,
+		"SM_SOURCE": "/nonexistent", "SEALMARK_RELEASES_URL": serve(t, version, files)})
+	if r.code != 0 {
+		t.Fatalf("the install step exited %d on the snapshot release:\n%s", r.code, r.log)
+	}
+	if r.outputs["version"] != version {
+		t.Errorf("the installed sealmark says version %q, want the release's %q", r.outputs["version"], version)
 	}
 }
