@@ -376,3 +376,53 @@ func TestInstallStepTakesTheSnapshotRelease(t *testing.T) {
 		t.Errorf("the installed sealmark says version %q, want the release's %q", r.outputs["version"], version)
 	}
 }
+
+// fakeSource is a module laid out as Sealmark's source is, whose
+// cmd/sealmark prints its version as the real one does.
+var fakeSource = map[string]string{
+	"go.mod": "module example.com/fakesealmark\n\ngo 1.26\n",
+	"cmd/sealmark/main.go": `package main
+
+import ("fmt"; "os")
+
+var version = ""
+
+func main() {
+	if version == "" {
+		version = "dev"
+	}
+	if len(os.Args) > 1 && os.Args[1] == "version" {
+		fmt.Println("sealmark " + version)
+	}
+}
+`,
+}
+
+func TestInstallStepBuildsFromSource(t *testing.T) {
+	src := t.TempDir()
+	for name, body := range fakeSource {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := actionStep(t, "install")
+	for ref, want := range map[string]string{"main": "devel-main", "": "dev", "a b": "dev"} {
+		dir := t.TempDir()
+		env := map[string]string{"SM_MODE": "source", "SM_SOURCE": src, "SM_ACTION_REF": ref,
+			"GOCACHE": os.Getenv("GOCACHE"), "GOFLAGS": "-buildvcs=false"}
+		if env["GOCACHE"] == "" {
+			env["GOCACHE"] = filepath.Join(os.Getenv("HOME"), ".cache", "go-build")
+		}
+		r := runStep(t, s, dir, env)
+		if r.code != 0 {
+			t.Fatalf("ref %q: the step exited %d:\n%s", ref, r.code, r.log)
+		}
+		if r.outputs["version"] != want || r.outputs["bin"] != filepath.Join(dir, "sealmark-bin", "sealmark") {
+			t.Errorf("ref %q: outputs version %q bin %q, want version %q", ref, r.outputs["version"], r.outputs["bin"], want)
+		}
+	}
+}
