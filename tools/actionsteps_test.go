@@ -193,6 +193,29 @@ func TestRunStepPassesTheInputsAsFlags(t *testing.T) {
 	}
 }
 
+func TestRunStepMasksSecretsInItsLog(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "sealmark")
+	if err := os.WriteFile(bin, []byte(fakeSealmark), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "sm-secret-4f2a9c"
+	args := "--env API_TOKEN=" + secret + " --header=Authorization:Bearer-" + secret + " -header X-Key:" + secret + " -- node server.js"
+	r := runStep(t, actionStep(t, "run"), dir, runEnv(bin, map[string]string{"SM_ARGS": args}))
+	if strings.Contains(r.log, secret) {
+		t.Errorf("the run step's log holds the secret:\n%s", r.log)
+	}
+	for _, want := range []string{"--env API_TOKEN=***", "--header=***", "-header X-Key=***", "-- node server.js"} {
+		if !strings.Contains(r.log, want) {
+			t.Errorf("the run step's log lacks %q:\n%s", want, r.log)
+		}
+	}
+	argv, err := os.ReadFile(filepath.Join(dir, "argv.txt"))
+	if err != nil || !strings.Contains(string(argv), "API_TOKEN="+secret+"\n") {
+		t.Errorf("sealmark got %q (%v), want the secret itself", argv, err)
+	}
+}
+
 func TestRunStepListsTheReportsWritten(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "sealmark")
