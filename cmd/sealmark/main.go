@@ -74,8 +74,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "pin":
 		return pinCmd(args[1:], stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintf(stdout, "sealmark %s\n", version)
-		return report.ExitClean
+		return versionCmd(args[1:], stdout, stderr)
 	case "help":
 		return helpCmd(args[1:], stdout, stderr)
 	case "-h", "--help":
