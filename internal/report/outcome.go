@@ -68,3 +68,35 @@ func ProbeOutcome(pr Probe, bar packs.Severity) Outcome {
 func FindingFails(f packs.Finding, bar packs.Severity) bool {
 	return f.Severity >= bar && f.Accepted == ""
 }
+
+// PackIncomplete reports whether pk gave no verdict of its own: at least
+// one probe ended inconclusive and every other probe was not applicable.
+// Such a pack is INCOMPLETE in every output: its checks were selected and
+// did not run to a judgement. A pack whose probes are all not applicable
+// is not applicable, not incomplete; a pack with no probes is neither.
+func PackIncomplete(pk Pack) bool {
+	inconclusive := false
+	for _, pr := range pk.Probes {
+		switch pr.Verdict {
+		case packs.Inconclusive:
+			inconclusive = true
+		case packs.NotApplicable:
+		default:
+			return false
+		}
+	}
+	return inconclusive
+}
+
+// Untested reports whether pr, a probe of pk, is an untested check that
+// keeps the run from passing at fail bar bar: it ended inconclusive, the
+// report does not allow that (Report.AllowInconclusive), and either its
+// severity is at or above bar or its pack is INCOMPLETE. ExitCode makes
+// such a run ExitHarness, JUnit gives the probe an error, SARIF an error
+// notification.
+func (rep *Report) Untested(pk Pack, pr Probe, bar packs.Severity) bool {
+	if pr.Verdict != packs.Inconclusive || rep.AllowInconclusive {
+		return false
+	}
+	return pr.Severity >= bar || PackIncomplete(pk)
+}
