@@ -100,3 +100,45 @@ func (rep *Report) Untested(pk Pack, pr Probe, bar packs.Severity) bool {
 	}
 	return pr.Severity >= bar || PackIncomplete(pk)
 }
+
+// RunIncomplete reports whether rep tested something but left a check
+// untested (Report.Untested) at fail bar failOn, and nothing else decides
+// its exit code: no harness error, no finding or stale baseline entry
+// failing it. Such a run's exit code is ExitHarness; the scan table and
+// the HTML report call it INCOMPLETE.
+func RunIncomplete(rep *Report, failOn packs.Severity) bool {
+	if rep == nil || rep.HarnessError != "" || ExitCode(rep, failOn) != ExitHarness {
+		return false
+	}
+	for _, pk := range rep.Packs {
+		for _, pr := range pk.Probes {
+			if pr.Verdict == packs.Passed || pr.Verdict == packs.Failed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// UntestedChecks lists the checks that keep rep from passing at fail bar
+// failOn, one line each: "pack fs INCOMPLETE" for an INCOMPLETE pack, then
+// "ID severity: inconclusive: reason" for each of its probes and each
+// inconclusive probe at or above failOn (see Report.Untested).
+func UntestedChecks(rep *Report, failOn packs.Severity) []string {
+	var out []string
+	for _, pk := range rep.Packs {
+		if PackIncomplete(pk) && !rep.AllowInconclusive {
+			name := clean(pk.Name)
+			if pk.Start != "" {
+				name += "/" + clean(pk.Start)
+			}
+			out = append(out, "pack "+name+" INCOMPLETE: every probe inconclusive or not applicable")
+		}
+		for _, pr := range pk.Probes {
+			if rep.Untested(pk, pr, failOn) {
+				out = append(out, clean(pr.ID)+" "+pr.Severity.String()+": inconclusive: "+firstLine(pr.Reason))
+			}
+		}
+	}
+	return out
+}

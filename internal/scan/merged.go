@@ -48,7 +48,8 @@ func ExitCode(reps []Named, failOn packs.Severity) int {
 }
 
 // WriteSummary writes the table of servers: name, launcher, verdict (pass;
-// warn: findings below failOn only; FAIL; ERROR; by report.ExitCode at failOn), the worst finding and the
+// warn: findings below failOn only; FAIL; INCOMPLETE: tested, but a check
+// went untested, see report.RunIncomplete; ERROR; by report.ExitCode at failOn), the worst finding and the
 // run's time; then, for each server that did not pass, its failing
 // findings or its harness error; then the count.
 func WriteSummary(w io.Writer, reps []Named, failOn packs.Severity) error {
@@ -86,7 +87,11 @@ func WriteSummary(w io.Writer, reps []Named, failOn packs.Severity) error {
 			b.WriteString("  " + l + "\n")
 		}
 	}
-	fmt.Fprintf(&b, "\nscan: %s: %d pass, %d warn, %d fail, %d error\n", Servers(len(reps)), counts["pass"], counts["warn"], counts["FAIL"], counts["ERROR"])
+	incomplete := ""
+	if n := counts["INCOMPLETE"]; n > 0 {
+		incomplete = fmt.Sprintf(", %d incomplete", n)
+	}
+	fmt.Fprintf(&b, "\nscan: %s: %d pass, %d warn, %d fail%s, %d error\n", Servers(len(reps)), counts["pass"], counts["warn"], counts["FAIL"], incomplete, counts["ERROR"])
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -108,6 +113,9 @@ func verdict(rep *report.Report, failOn packs.Severity) string {
 		return "pass"
 	case report.ExitFindings:
 		return "FAIL"
+	}
+	if report.RunIncomplete(rep, failOn) {
+		return "INCOMPLETE" // tested, but a check it had to make went untested
 	}
 	return "ERROR"
 }
@@ -166,6 +174,9 @@ func worstFinding(rep *report.Report) string {
 func problems(rep *report.Report, failOn packs.Severity) []string {
 	if rep.HarnessError != "" {
 		return []string{"harness error: " + firstLine(rep.HarnessError)}
+	}
+	if report.RunIncomplete(rep, failOn) {
+		return append(report.UntestedChecks(rep, failOn), failing(rep)...)
 	}
 	if report.ExitCode(rep, failOn) == report.ExitHarness {
 		return []string{"nothing was tested: every selected pack was not applicable"}
