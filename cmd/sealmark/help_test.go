@@ -146,6 +146,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"url":            {[]string{"--url", "ftp://127.0.0.1/x"}, "flag --url: server.url: want an http or https URL"},
 		"yes":            boolErr("yes"),
 	}
+	run["allow-inconclusive"] = boolErr("allow-inconclusive")
 	doctor := map[string]flagError{}
 	for name, fe := range run {
 		if !slices.Contains(runOnlyFlags, name) && !slices.Contains([]string{"fixture", "into"}, name) {
@@ -166,6 +167,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"html":           {[]string{"--html", "/nonexistent/r.html", clientConfig}, `sealmark scan: flag --html: the directory "/nonexistent" does not exist`},
 	}
 	scanErrs["quiet"] = boolErr("quiet")
+	scanErrs["allow-inconclusive"] = boolErr("allow-inconclusive")
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
 		fe := run[name]
 		scanErrs[name] = flagError{append(slices.Clone(fe.args[:len(fe.args)-2]), clientConfig), fe.want}
@@ -257,6 +259,7 @@ var keyErrors = map[string]struct {
 	"hints":              {"hints: [a]\n", 1},
 	"probes":             {"probes: 5\n", 1},
 	"fail_on":            {"fail_on: severe\n", 1},
+	"allow_inconclusive": {"allow_inconclusive: maybe\n", 1},
 	"baseline":           {"baseline: [a]\n", 1},
 	"lock":               {"lock: [a]\n", 1},
 	"timeouts.start":     {"timeouts:\n  start: soon\n", 2},
