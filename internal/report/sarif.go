@@ -310,22 +310,6 @@ func sarifInvocationFor(rep *Report) sarifInvocation {
 	return inv
 }
 
-// incompleteNotification says pack pk is INCOMPLETE: an error, since it
-// keeps the run from passing, or a warning under AllowInconclusive. Code
-// scanning lists tool execution notifications on the tool's status page.
-func incompleteNotification(rep *Report, pk Pack) sarifNotification {
-	name := clean(pk.Name)
-	if pk.Start != "" {
-		name += "/" + clean(pk.Start)
-	}
-	n := sarifNotification{Level: "error", Message: sarifText{
-		Text: "pack " + name + " INCOMPLETE: every probe was inconclusive or not applicable, so nothing in it was judged"}}
-	if rep.AllowInconclusive {
-		n.Level = "warning"
-	}
-	return n
-}
-
 // serverLocation names the server under test: its command line, or its URL.
 func serverLocation(s Server) []sarifLogical {
 	switch {
