@@ -94,6 +94,12 @@ type Config struct {
 	// "medium", "high" (the default) or "critical". Findings below it are
 	// logged.
 	FailOn string
+	// AllowInconclusive (allow_inconclusive) lets a probe at or above
+	// FailOn that ended inconclusive, and a pack whose every probe was
+	// inconclusive or not applicable (INCOMPLETE), pass: they are skipped
+	// with the reason. By default such a probe fails its subtest, and such
+	// a pack fails its pack's subtest, as sealmark run exits 3 for them.
+	AllowInconclusive bool
 	// Baseline is a JSON file of accepted findings (baseline, relative to
 	// the package directory; sealmark baseline writes one): an accepted
 	// finding is logged, not failed; an entry that matches no finding fails
@@ -191,6 +197,10 @@ func (c Config) settings() (*config.Resolved, error) {
 		set("hints", "Hints")
 	}
 	str(&s.FailOn, c.FailOn, "fail_on", "FailOn")
+	if c.AllowInconclusive {
+		s.AllowInconclusive = true
+		set("allow_inconclusive", "AllowInconclusive")
+	}
 	str(&s.Baseline, c.Baseline, "baseline", "Baseline")
 	str(&s.Lock, c.Lock, "lock", "Lock")
 	if s.Lock == "" {

@@ -28,7 +28,11 @@ var (
 // A finding at or above cfg.FailOn fails its probe's subtest, printed once
 // at the probe's own source position with its id, severity, confidence,
 // CWE and evidence; lower ones, and those the baseline accepts, are logged.
-// A probe that does not apply is skipped with the reason. A server that
+// A probe that does not apply is skipped with the reason. A probe at or
+// above cfg.FailOn that ended inconclusive fails its subtest, and a pack
+// whose every probe was inconclusive or not applicable (INCOMPLETE) fails
+// its pack's subtest, as sealmark run exits 3 for them; with
+// cfg.AllowInconclusive they are skipped with the reason. A server that
 // does not start fails the subtest of the pack that tried, with the end of
 // the server log, and skips every later pack ("server did not start (see
 // core)"). Every wait ends before the test's deadline (go test -timeout),

@@ -63,6 +63,7 @@ func addShared(fs *flag.FlagSet) {
 	for _, l := range sharedLayered {
 		fs.String(l.name, l.def, l.usage)
 	}
+	addAllowInconclusive(fs)
 }
 
 // sharedNames are sharedLayered's names.
@@ -71,5 +72,5 @@ func sharedNames() []string {
 	for i, l := range sharedLayered {
 		names[i] = l.name
 	}
-	return names
+	return append(names, allowInconclusiveFlag)
 }

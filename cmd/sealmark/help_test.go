@@ -148,6 +148,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"verbose":        boolErr("verbose"),
 		"color":          {[]string{"--color", "sometimes", "--", "x"}, `invalid value "sometimes" for flag -color: want auto, always or never`},
 	}
+	run["allow-inconclusive"] = boolErr("allow-inconclusive")
 	doctor := map[string]flagError{}
 	for name, fe := range run {
 		if !slices.Contains(runOnlyFlags, name) && !slices.Contains([]string{"fixture", "into"}, name) {
@@ -170,6 +171,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 	scanErrs["quiet"] = boolErr("quiet")
 	scanErrs["verbose"] = boolErr("verbose")
 	scanErrs["color"] = flagError{[]string{"--color", "sometimes", clientConfig}, `invalid value "sometimes" for flag -color: want auto, always or never`}
+	scanErrs["allow-inconclusive"] = boolErr("allow-inconclusive")
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
 		fe := run[name]
 		scanErrs[name] = flagError{append(slices.Clone(fe.args[:len(fe.args)-2]), clientConfig), fe.want}
@@ -262,6 +264,7 @@ var keyErrors = map[string]struct {
 	"hints":              {"hints: [a]\n", 1},
 	"probes":             {"probes: 5\n", 1},
 	"fail_on":            {"fail_on: severe\n", 1},
+	"allow_inconclusive": {"allow_inconclusive: maybe\n", 1},
 	"baseline":           {"baseline: [a]\n", 1},
 	"lock":               {"lock: [a]\n", 1},
 	"timeouts.start":     {"timeouts:\n  start: soon\n", 2},

@@ -63,6 +63,8 @@
 //	packs                packs: --packs, comma list          SEALMARK_PACKS (comma list)
 //	hints                -                                   -
 //	fail_on              fail-on: --fail-on                  SEALMARK_FAIL_ON
+//	allow_inconclusive   allow-inconclusive:                 SEALMARK_ALLOW_INCONCLUSIVE
+//	                       --allow-inconclusive              (true/false)
 //	baseline             baseline: --baseline                SEALMARK_BASELINE
 //	lock                 lock: --lock                        SEALMARK_LOCK
 //	timeouts.start       timeout: --timeout                  SEALMARK_TIMEOUT

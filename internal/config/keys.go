@@ -60,6 +60,7 @@ var settings = []setting{
 	{key: "hints", kind: kindHints, field: func(s *Settings) any { return &s.Hints }},
 	{key: "probes", kind: kindProbes, field: func(s *Settings) any { return &s.Probes }},
 	{key: "fail_on", kind: kindSeverity, field: func(s *Settings) any { return &s.FailOn }},
+	{key: "allow_inconclusive", kind: kindBool, field: func(s *Settings) any { return &s.AllowInconclusive }},
 	{key: "baseline", kind: kindString, field: func(s *Settings) any { return &s.Baseline }},
 	{key: "lock", kind: kindString, field: func(s *Settings) any { return &s.Lock }},
 	{key: "timeouts.start", kind: kindDuration, field: func(s *Settings) any { return &s.StartTimeout }},

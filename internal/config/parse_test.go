@@ -49,6 +49,7 @@ hints:
     roots: ["{sandbox}", 2]
   db: {}
 fail_on: medium
+allow_inconclusive: true
 baseline: old.json
 timeouts:
   start: 1m
@@ -106,6 +107,7 @@ var goodFiles = []struct {
 			"db": {},
 		}
 		s.FailOn = "medium"
+		s.AllowInconclusive = true
 		s.Baseline = "old.json"
 		s.Lock = "locks/notes.lock.json"
 		s.StartTimeout = time.Minute
@@ -118,7 +120,7 @@ var goodFiles = []struct {
 		"server": 2, "server.command": 3, "server.args": 4, "server.env": 5, "server.env.API_KEY": 6,
 		"server.env.DATA_DIR": 8, "server.headers.X-Trace": 12, "server.files.{sandbox}/etc/app.ini": 15,
 		"server.start": 18, "sandbox.network": 24, "sandbox.layers_off": 25, "sandbox.services": 26, "packs": 27, "hints": 28,
-		"hints.fs": 29, "hints.fs.depth": 31, "hints.db": 33, "fail_on": 34, "timeouts.call": 38, "timeouts.run": 40, "db.admin_dsn": 46,
+		"hints.fs": 29, "hints.fs.depth": 31, "hints.db": 33, "fail_on": 34, "allow_inconclusive": 35, "timeouts.call": 39, "timeouts.run": 41, "db.admin_dsn": 47,
 	}},
 	{name: "values for the server are taken as written", yaml: `server:
   command: ./server

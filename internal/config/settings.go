@@ -53,16 +53,20 @@ type Settings struct {
 	// checks them with packs/table, which builds the user pack from them.
 	Probes []map[string]any
 
-	FailOn       string        // fail_on: low, medium, high (default) or critical
-	Baseline     string        // baseline: a previous JSON report whose findings are known
-	Lock         string        // lock: the tool lock sealmark pin wrote (default sealmark.lock.json beside sealmark.yaml, when present)
-	JSON         string        // report.json: where to write the JSON report
-	SARIF        string        // report.sarif: where to write the SARIF report
-	JUnit        string        // report.junit: where to write the JUnit report
-	StartTimeout time.Duration // timeouts.start: bound on one start up to the tool list (default 30s)
-	CallTimeout  time.Duration // timeouts.call: bound on one request (default 10s)
-	ProbeTimeout time.Duration // timeouts.probe: bound on one probe (default 5m)
-	RunTimeout   time.Duration // timeouts.run: bound on the whole run (default 1h)
+	FailOn string // fail_on: low, medium, high (default) or critical
+	// AllowInconclusive (allow_inconclusive): an inconclusive probe at or
+	// above fail_on, or an INCOMPLETE pack, does not keep the run from
+	// passing (default false: such a run exits 3).
+	AllowInconclusive bool
+	Baseline          string        // baseline: a previous JSON report whose findings are known
+	Lock              string        // lock: the tool lock sealmark pin wrote (default sealmark.lock.json beside sealmark.yaml, when present)
+	JSON              string        // report.json: where to write the JSON report
+	SARIF             string        // report.sarif: where to write the SARIF report
+	JUnit             string        // report.junit: where to write the JUnit report
+	StartTimeout      time.Duration // timeouts.start: bound on one start up to the tool list (default 30s)
+	CallTimeout       time.Duration // timeouts.call: bound on one request (default 10s)
+	ProbeTimeout      time.Duration // timeouts.probe: bound on one probe (default 5m)
+	RunTimeout        time.Duration // timeouts.run: bound on the whole run (default 1h)
 
 	DBAdminDSN string // db.admin_dsn: the database administrator's connection string (db pack)
 }

@@ -85,6 +85,9 @@ type Config struct {
 	Active bool
 	// FailOn is the lowest severity that fails the run; default High.
 	FailOn *packs.Severity
+	// AllowInconclusive lets an inconclusive probe at or above FailOn, or
+	// an INCOMPLETE pack, pass (report.Report.AllowInconclusive).
+	AllowInconclusive bool
 	// StartTimeout bounds a start: process start, initialize and the tool
 	// list (default 30s). CallTimeout bounds one request (default 10s).
 	StartTimeout, CallTimeout time.Duration
@@ -312,7 +315,7 @@ func FromSettings(s config.Settings) (Config, error) {
 	cfg := Config{
 		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
 		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
-		LayersOff: s.LayersOff, Services: s.Services, Packs: s.Packs, OnlyProbes: s.OnlyProbes, SkipProbes: s.SkipProbes, FailOn: &sev, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
+		LayersOff: s.LayersOff, Services: s.Services, Packs: s.Packs, OnlyProbes: s.OnlyProbes, SkipProbes: s.SkipProbes, FailOn: &sev, AllowInconclusive: s.AllowInconclusive, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
 		ProbeTimeout: s.ProbeTimeout, RunTimeout: s.RunTimeout,
 		URL: s.URL, Start: s.Start, Hints: s.Hints, DBAdminDSN: s.DBAdminDSN,
 	}

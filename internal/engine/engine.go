@@ -112,12 +112,13 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, redactor: redact.New()}
 	e.rep = report.Report{
-		Schema:  report.SchemaVersion,
-		Tool:    report.Tool{Name: "sealmark", Version: cfg.Version},
-		Class:   report.Standard,
-		FailOn:  cfg.failOn().String(),
-		Started: time.Now().UTC(),
-		Server:  report.Server{Command: cmp.Or(cfg.Shown, cfg.Command), Args: cfg.Args},
+		Schema:            report.SchemaVersion,
+		Tool:              report.Tool{Name: "sealmark", Version: cfg.Version},
+		Class:             report.Standard,
+		FailOn:            cfg.failOn().String(),
+		AllowInconclusive: cfg.AllowInconclusive,
+		Started:           time.Now().UTC(),
+		Server:            report.Server{Command: cmp.Or(cfg.Shown, cfg.Command), Args: cfg.Args},
 	}
 	if n, all := e.probeCount(); n < all {
 		var sel []string

@@ -224,6 +224,16 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 	}
 	impossible := map[string][]string{} // why → the probes it ruled out, in order
 	var whys []string
+	var results []report.Probe // this start's verdicts, for an INCOMPLETE pack
+	defer func() {
+		name := pk.Name
+		if st.Name != "" {
+			name += "/" + st.Name
+		}
+		if line := e.untestedPack(name, results); line != "" {
+			t.Error("", line)
+		}
+	}()
 	defer func() {
 		for _, why := range whys {
 			t.Log(fmt.Sprintf("not applicable by construction, not run (%s): %s", e.Redact(why), strings.Join(impossible[why], ", ")))
@@ -238,6 +248,7 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 			// No step: the report records the verdict, and one line per
 			// reason says which probes it ruled out.
 			res := pr.notApplicable(probe, why)
+			results = append(results, res)
 			if h.Probe != nil {
 				h.Probe(pk.Name, res)
 			}
@@ -249,6 +260,7 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 		}
 		t.Run(probe.Name, func(t T) {
 			res := pr.RunProbe(ctx, probe)
+			results = append(results, res)
 			if h.Probe != nil {
 				h.Probe(pk.Name, res)
 			}
@@ -304,7 +316,8 @@ func (e *Engine) notCovered(pack, reason string) {
 }
 
 // show maps one probe's result onto its step: not applicable and
-// inconclusive skip it, a harness error fails it, a finding at or above the
+// inconclusive skip it (an inconclusive probe at or above the fail bar
+// fails it unless Config.AllowInconclusive: untestedProbe), a harness error fails it, a finding at or above the
 // fail bar fails it (unless the baseline accepts it), a lower one is logged
 // (report.Outcome: the same rule as every report and the exit code).
 // Every finding is shown once, at the probe's own source position.
@@ -317,6 +330,10 @@ func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 		t.Skip("not applicable: " + e.Redact(res.Reason))
 		return
 	case packs.Inconclusive:
+		if line := e.untestedProbe(res); line != "" {
+			t.Error(Position(probe.Run), line)
+			return
+		}
 		t.Skip("inconclusive: " + e.Redact(res.Reason))
 		return
 	case packs.Errored:

@@ -8,7 +8,7 @@ const (
 	ExitClean    = 0 // no finding at or above the fail-on severity
 	ExitFindings = 1 // at least one finding at or above it
 	ExitUsage    = 2 // a usage or configuration error (set by the CLI, never by ExitCode)
-	ExitHarness  = 3 // the harness could not run
+	ExitHarness  = 3 // the harness could not run, or a check it had to make went untested
 )
 
 // ExitCode is the exit code rep calls for: ExitHarness when HarnessError is
@@ -16,7 +16,11 @@ const (
 // or failed: every selected pack was not applicable); ExitFindings when a
 // stale baseline entry is left or a probe's outcome at failOn is
 // OutcomeFail (an open finding at or above failOn, or no finding at all
-// and its own severity at or above it); ExitClean otherwise. Warnings
+// and its own severity at or above it); else ExitHarness when a check went
+// untested (Report.Untested: an inconclusive probe at or above failOn, or
+// any inconclusive probe of an INCOMPLETE pack) and the report does not
+// allow it (Report.AllowInconclusive); ExitClean otherwise. A finding
+// outranks an untested check: exit 1 says more than exit 3. Warnings
 // (findings below failOn), accepted findings and findings of probes that
 // did not fail (an info note on a passing probe) never count. failOn is
 // normally rep.FailBar(), the bar every writer shows.
@@ -27,17 +31,18 @@ func ExitCode(rep *Report, failOn packs.Severity) int {
 	if len(rep.StaleBaseline) > 0 {
 		return ExitFindings
 	}
-	tested := false
+	tested, untested := false, false
 	for _, pk := range rep.Packs {
 		for _, pr := range pk.Probes {
 			tested = tested || pr.Verdict == packs.Passed || pr.Verdict == packs.Failed
+			untested = untested || rep.Untested(pk, pr, failOn)
 			if ProbeOutcome(pr, failOn) == OutcomeFail {
 				return ExitFindings
 			}
 		}
 	}
-	if !tested {
-		return ExitHarness // nothing was tested: no pass
+	if !tested || untested {
+		return ExitHarness // nothing was tested, or a check it had to make: no pass
 	}
 	return ExitClean
 }

@@ -63,6 +63,9 @@ func Finalize(rep *Report, r *redact.Redactor) {
 			}
 		}
 	}
+	for i := range rep.Packs {
+		rep.Packs[i].Incomplete = PackIncomplete(rep.Packs[i])
+	}
 	rep.Summary = summarize(rep)
 }
 
@@ -144,6 +147,9 @@ func summarize(rep *Report) Summary {
 	}
 	bar := rep.FailBar()
 	for _, pk := range rep.Packs {
+		if PackIncomplete(pk) {
+			s.PacksIncomplete++
+		}
 		for _, pr := range pk.Probes {
 			s.Verdicts[pr.Verdict]++
 			if pr.Verdict != packs.Failed {

@@ -91,6 +91,7 @@ type htmlPack struct {
 	Quiet      []htmlProbe
 	QuietCount string
 	None       bool
+	Incomplete bool // every probe inconclusive or not applicable (PackIncomplete)
 }
 
 type htmlProbe struct {
@@ -141,7 +142,11 @@ func htmlPageFor(reps []NamedReport, failOn packs.Severity) htmlView {
 	if v.Tool == "" {
 		v.Tool = "sealmark"
 	}
-	v.Counts = fmt.Sprintf("%s: %d pass, %d warn, %d fail, %d error", htmlServerCount(len(reps)), counts["pass"], counts["warn"], counts["FAIL"], counts["ERROR"])
+	incomplete := ""
+	if n := counts["INCOMPLETE"]; n > 0 {
+		incomplete = fmt.Sprintf(", %d incomplete", n)
+	}
+	v.Counts = fmt.Sprintf("%s: %d pass, %d warn, %d fail%s, %d error", htmlServerCount(len(reps)), counts["pass"], counts["warn"], counts["FAIL"], incomplete, counts["ERROR"])
 	return v
 }
 
@@ -154,13 +159,16 @@ func htmlServerCount(n int) string {
 }
 
 // serverVerdict is the scan summary's verdict of one server at failOn:
-// FAIL and ERROR by ExitCode, warn when the run passes with open findings
+// FAIL and ERROR by ExitCode (INCOMPLETE for an ERROR that is RunIncomplete), warn when the run passes with open findings
 // below failOn, pass otherwise.
 func serverVerdict(rep *Report, failOn packs.Severity) string {
 	switch ExitCode(rep, failOn) {
 	case ExitFindings:
 		return "FAIL"
 	case ExitHarness:
+		if RunIncomplete(rep, failOn) {
+			return "INCOMPLETE"
+		}
 		return "ERROR"
 	}
 	for _, pk := range rep.Packs {
@@ -205,6 +213,8 @@ func htmlServerFor(rep *Report, failOn packs.Severity) htmlServer {
 		s.Worst = worstOpen(rep)
 	case len(rep.StaleBaseline) > 0:
 		s.Worst = "baseline: stale entry: " + firstLine(rep.StaleBaseline[0])
+	case s.Verdict == "INCOMPLETE":
+		s.Worst = "untested: " + UntestedChecks(rep, failOn)[0]
 	case s.Verdict == "ERROR":
 		s.Worst = "nothing was tested: every selected pack was not applicable"
 	default:
@@ -242,6 +252,7 @@ func htmlServerFor(rep *Report, failOn packs.Severity) htmlServer {
 			}
 		}
 		p.QuietCount = fmt.Sprintf("%d pass, %d not applicable", passed, na)
+		p.Incomplete = PackIncomplete(pk)
 		p.None = len(pk.Probes) == 0
 		s.Packs = append(s.Packs, p)
 	}

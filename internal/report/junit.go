@@ -64,7 +64,7 @@ func junitFor(rep *Report) junitSuites {
 		s := junitSuite{Name: xmlText(clean("sealmark/" + pk.Name)), Timestamp: stamp, Properties: props}
 		var d time.Duration
 		for _, pr := range pk.Probes {
-			c := junitCaseFor(pk, pr, rep.FailBar())
+			c := junitCaseFor(pk, pr, rep.FailBar(), rep.Untested(pk, pr, rep.FailBar()))
 			s.count(c)
 			d += time.Duration(pr.Millis) * time.Millisecond
 		}
@@ -109,7 +109,10 @@ func junitRunProperties(rep *Report) *junitProperties {
 	return &junitProperties{Properties: ps}
 }
 
-func junitCaseFor(pk Pack, pr Probe, bar packs.Severity) junitCase {
+// junitCaseFor is pr's testcase; untested (Report.Untested) makes an
+// inconclusive probe an error rather than a skip, since it keeps the run
+// from passing.
+func junitCaseFor(pk Pack, pr Probe, bar packs.Severity, untested bool) junitCase {
 	c := junitCase{
 		Classname: xmlText(clean(pk.Name)),
 		Name:      xmlText(clean(pr.Name)),
@@ -148,7 +151,18 @@ func junitCaseFor(pk Pack, pr Probe, bar packs.Severity) junitCase {
 	case packs.NotApplicable:
 		c.Skipped = &junitSkipped{Message: xmlText(firstLine(pr.Reason))}
 	case packs.Inconclusive:
-		c.Skipped = &junitSkipped{Message: xmlText("inconclusive: " + firstLine(pr.Reason))}
+		if !untested {
+			c.Skipped = &junitSkipped{Message: xmlText("inconclusive: " + firstLine(pr.Reason))}
+			break
+		}
+		msg := id + " inconclusive"
+		if PackIncomplete(pk) {
+			msg = id + " inconclusive (pack " + clean(pk.Name) + " INCOMPLETE)"
+		}
+		if pr.Reason != "" {
+			msg += ": " + firstLine(pr.Reason)
+		}
+		c.Error = &junitProblem{Message: xmlText(msg), Type: "inconclusive", Text: xmlText(indent(pr.Reason, ""))}
 	default:
 		msg := "the harness broke"
 		if pr.Verdict != packs.Errored {

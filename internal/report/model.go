@@ -53,6 +53,10 @@ type Report struct {
 	// finding at or above it fails the run, a lower one is a warning (see
 	// Outcome). Empty means DefaultFailOn.
 	FailOn string `json:"failOn,omitempty"`
+	// AllowInconclusive is true when the run was told an untested check
+	// does not block it (--allow-inconclusive): an inconclusive probe at or
+	// above FailOn, or an INCOMPLETE pack, then leaves the exit code alone.
+	AllowInconclusive bool `json:"allowInconclusive,omitempty"`
 	// Server is the server under test as the user wrote it, redacted.
 	Server Server `json:"server"`
 	// Sandbox says what environment and containment the server had.
@@ -182,6 +186,11 @@ type Pack struct {
 	User bool `json:"user,omitempty"`
 	// Probes holds every probe of the pack that ran, in order.
 	Probes []Probe `json:"probes"`
+	// Incomplete is true when the pack gave no verdict of its own: at
+	// least one probe inconclusive and every other not applicable (see
+	// PackIncomplete). Finalize sets it. Unless AllowInconclusive, such a
+	// pack keeps the run from exit 0 (ExitHarness).
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Probe is one probe's result.
@@ -250,6 +259,8 @@ type Summary struct {
 	// PacksNotApplicable counts the packs that did not apply to the
 	// server as a whole (each is under NotCovered with its reason).
 	PacksNotApplicable int `json:"packsNotApplicable"`
+	// PacksIncomplete counts the INCOMPLETE packs (Pack.Incomplete).
+	PacksIncomplete int `json:"packsIncomplete,omitempty"`
 	// NothingTested is true when no probe passed or failed: every selected
 	// pack or probe was not applicable or inconclusive. Such a run is no
 	// pass; ExitCode makes it ExitHarness.

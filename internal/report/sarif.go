@@ -200,6 +200,9 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 	index := map[string]int{} // rule id → index in Rules
 	var cwes [][]string       // per rule, the CWE tags of its findings
 	for _, pk := range rep.Packs {
+		if PackIncomplete(pk) {
+			inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, incompleteNotification(rep, pk))
+		}
 		for _, pr := range pk.Probes {
 			id := ruleID(pk, pr)
 			ri, seen := index[id]
@@ -221,6 +224,16 @@ func sarifFor(rep *Report, opts SARIFOptions) sarifLog {
 			case packs.Failed:
 				for _, f := range failureFindings(pr) {
 					run.Results = append(run.Results, sarifResultFor(id, ri, pk, pr, f, loc, bar))
+				}
+			case packs.Inconclusive:
+				if rep.Untested(pk, pr, bar) {
+					text := id + ": inconclusive, so untested"
+					if pr.Reason != "" {
+						text += ": " + indent(pr.Reason, "")
+					}
+					inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
+						Level: "error", Message: sarifText{Text: text}, AssociatedRule: &sarifRef{ID: id, Index: ri},
+					})
 				}
 			case packs.Errored:
 				text := id + ": the harness broke"

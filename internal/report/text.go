@@ -167,6 +167,8 @@ func writeFooter(b *strings.Builder, rep *Report, verbose bool, p painter) {
 	b.WriteString("summary: " + summaryLine(rep, p) + "\n")
 	if s := rep.Summary; s.Verdicts != nil && s.NothingTested && rep.HarnessError == "" {
 		b.WriteString("nothing was tested: no probe passed or failed (every selected pack or probe was not applicable or inconclusive; see Not covered)\n")
+	} else if RunIncomplete(rep, rep.FailBar()) {
+		b.WriteString("incomplete: a check at or above fail_on, or a whole pack, ended inconclusive; the run is no pass (exit 3; --allow-inconclusive accepts it)\n")
 	}
 }
 
@@ -239,6 +241,9 @@ func summaryLine(rep *Report, p painter) string {
 	}
 	if other > 0 {
 		parts = append(parts, fmt.Sprintf("%d other", other))
+	}
+	if s.PacksIncomplete > 0 {
+		parts = append(parts, fmt.Sprintf("%d pack%s INCOMPLETE", s.PacksIncomplete, map[bool]string{true: "s"}[s.PacksIncomplete > 1]))
 	}
 	if s.PacksNotApplicable > 0 {
 		parts = append(parts, fmt.Sprintf("%d pack%s not applicable", s.PacksNotApplicable, map[bool]string{true: "s"}[s.PacksNotApplicable > 1]))

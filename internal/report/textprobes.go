@@ -48,6 +48,19 @@ func writeProblems(b *strings.Builder, rep *Report, p painter) {
 			}
 		}
 	}
+	var incomplete []string
+	for _, pk := range rep.Packs {
+		if PackIncomplete(pk) {
+			name := clean(pk.Name)
+			if pk.Start != "" {
+				name += "/" + clean(pk.Start)
+			}
+			incomplete = append(incomplete, name+"  "+p.paint(sgrMagenta, incompleteLine))
+		}
+	}
+	if len(incomplete) > 0 {
+		b.WriteString("\n" + strings.Join(incomplete, "\n") + "\n")
+	}
 	if len(shown) == 0 {
 		return
 	}
@@ -61,6 +74,9 @@ func writeProblems(b *strings.Builder, rep *Report, p painter) {
 		writeProbe(b, p, s.label, vw, probePath(s.pk, s.pr), nw, s.pr)
 	}
 }
+
+// incompleteLine is what an INCOMPLETE pack's line says (PackIncomplete).
+const incompleteLine = "INCOMPLETE: every probe inconclusive or not applicable"
 
 // probePath is pack/name, or pack/start/name, cleaned.
 func probePath(pk *Pack, pr Probe) string {
@@ -88,6 +104,9 @@ func writePacks(b *strings.Builder, rep *Report, p painter) {
 		}
 		if pk.User {
 			b.WriteString(" (your own probes)")
+		}
+		if PackIncomplete(pk) {
+			b.WriteString("  " + p.paint(sgrMagenta, incompleteLine))
 		}
 		b.WriteString("\n")
 		if len(pk.Probes) == 0 {

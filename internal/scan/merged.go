@@ -49,7 +49,8 @@ func ExitCode(reps []Named, failOn packs.Severity) int {
 }
 
 // WriteSummary writes the table of servers: name, launcher, verdict (pass;
-// warn: findings below failOn only; FAIL; ERROR; by report.ExitCode at failOn), the worst finding and the
+// warn: findings below failOn only; FAIL; INCOMPLETE: tested, but a check
+// went untested, see report.RunIncomplete; ERROR; by report.ExitCode at failOn), the worst finding and the
 // run's time; then, for each server that did not pass, its failing
 // findings or its harness error; then the count.
 func WriteSummary(w io.Writer, reps []Named, failOn packs.Severity) error {
@@ -107,8 +108,12 @@ func WriteSummaryWith(w io.Writer, reps []Named, failOn packs.Severity, opts rep
 		}
 		return report.Paint(opts.Color, label, s)
 	}
-	fmt.Fprintf(&b, "\nscan: %s: %d pass, %s, %s, %s\n", Servers(len(reps)), counts["pass"],
-		count(counts["warn"], "warn", "WARN"), count(counts["FAIL"], "fail", "FAIL"), count(counts["ERROR"], "error", "ERROR"))
+	incomplete := ""
+	if n := counts["INCOMPLETE"]; n > 0 {
+		incomplete = ", " + count(n, "incomplete", "INCONCLUSIVE")
+	}
+	fmt.Fprintf(&b, "\nscan: %s: %d pass, %s, %s%s, %s\n", Servers(len(reps)), counts["pass"],
+		count(counts["warn"], "warn", "WARN"), count(counts["FAIL"], "fail", "FAIL"), incomplete, count(counts["ERROR"], "error", "ERROR"))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -134,6 +139,9 @@ func verdict(rep *report.Report, failOn packs.Severity) string {
 		return "pass"
 	case report.ExitFindings:
 		return "FAIL"
+	}
+	if report.RunIncomplete(rep, failOn) {
+		return "INCOMPLETE" // tested, but a check it had to make went untested
 	}
 	return "ERROR"
 }
@@ -199,6 +207,13 @@ func worstFinding(rep *report.Report) string {
 func problems(rep *report.Report, failOn packs.Severity) []problem {
 	if rep.HarnessError != "" {
 		return []problem{{text: "harness error: " + report.CleanLine(rep.HarnessError)}}
+	}
+	if report.RunIncomplete(rep, failOn) {
+		var ps []problem
+		for _, u := range report.UntestedChecks(rep, failOn) {
+			ps = append(ps, problem{text: report.CleanLine(u)})
+		}
+		return append(ps, failing(rep)...)
 	}
 	if report.ExitCode(rep, failOn) == report.ExitHarness {
 		return []problem{{text: "nothing was tested: every selected pack was not applicable"}}
