@@ -91,7 +91,7 @@ func junitFor(rep *Report) junitSuites {
 }
 
 // junitRunProperties are the properties every suite carries: the class and
-// the reasons for it, and the harness version.
+// the reasons for it, the harness version, and the run's warnings.
 func junitRunProperties(rep *Report) *junitProperties {
 	var ps []junitProperty
 	if rep.Class != "" {
@@ -102,6 +102,9 @@ func junitRunProperties(rep *Report) *junitProperties {
 	}
 	if rep.Tool.Version != "" {
 		ps = append(ps, junitProperty{Name: "sealmark.version", Value: xmlText(clean(rep.Tool.Version))})
+	}
+	for _, w := range rep.Warnings { // paths replaced, files staged or withheld, ...
+		ps = append(ps, junitProperty{Name: "warning", Value: xmlText(clean(w))})
 	}
 	if len(ps) == 0 {
 		return nil

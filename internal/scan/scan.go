@@ -177,6 +177,7 @@ func runOne(ctx context.Context, e Entry, o *Options, log io.Writer) Result {
 	cfg.Log, cfg.Version, cfg.Cwd = log, o.Version, o.Cwd
 	cfg.HintsAt = resolved.At
 	cfg.Secrets, cfg.Custom = p.secrets, p.custom
+	cfg.Staged = p.staged
 	if err := o.useLock(&cfg, e.Name); err != nil {
 		return fail(err)
 	}
