@@ -135,6 +135,9 @@ func initCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					draft.dirs = append(draft.dirs, dir)
 				}
 				staged = " (staged as an empty directory: server.files)"
+			} else if u.offer != "{sandbox}" && hostpath.IsFile(u.path, cwd) {
+				// Its content is not written into sealmark.yaml, a file meant to be committed.
+				staged = " (not staged: its content stays out of " + commentText(out) + "; add it under server.files, or sealmark scan copies it read-only)"
 			}
 			fmt.Fprintf(stdout, "%s: %s → %s%s\n", u.where, commentText(u.path), u.offer, staged)
 		} else {

@@ -294,3 +294,10 @@ func Local(p, cwd string) string {
 	}
 	return local
 }
+
+// IsFile reports whether a path Find returned is an existing regular file
+// on this machine.
+func IsFile(p, cwd string) bool {
+	st, err := os.Stat(Local(p, cwd))
+	return err == nil && st.Mode().IsRegular()
+}
