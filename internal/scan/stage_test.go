@@ -13,6 +13,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/layout"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -68,6 +69,26 @@ func scanFixture(t *testing.T, cwd string, args []string, env []config.KV) *repo
 		Flags: map[string]string{"packs": "core", "sandbox-dir": t.TempDir(), "call-timeout": "5s"}})
 	require.Len(t, results, 1)
 	return results[0].Report
+}
+
+func TestAStagedFileIsACopyReadOnly(t *testing.T) {
+	cwd := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(cwd, "app.json"), []byte(`{"a":1}`), 0o644))
+	self, err := os.Executable()
+	require.NoError(t, err)
+	e := Entry{Name: "cfg", Source: "test.json", Key: "mcpServers", Type: "stdio", Command: self, Args: []string{fixture.Verb, "--config", "./app.json"}}
+	results := Run(context.Background(), []Entry{e}, &Options{Cwd: cwd, Env: os.Environ(), Fetcher: &Fetcher{Dir: t.TempDir()},
+		Flags: map[string]string{"packs": "core", "sandbox-dir": t.TempDir(), "call-timeout": "5s", "keep-sandbox": "true"}})
+	rep := results[0].Report
+	require.Empty(t, rep.HarnessError)
+	require.True(t, rep.Sandbox.Kept)
+	staged := filepath.Join(rep.Sandbox.Path, layout.Root, "app.json") // {sandbox} is the root under the kept top
+	st, err := os.Stat(staged)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o400), st.Mode().Perm(), "read-only")
+	data, err := os.ReadFile(staged)
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":1}`, string(data), "byte for byte: the braces are no placeholders")
 }
 
 func TestAConfigFileNamedInArgsOrEnvReachesTheServer(t *testing.T) {
