@@ -32,7 +32,8 @@ import (
 //
 // A probe's notes go to its <system-out>. Each suite and the root count
 // tests, failures, errors and skipped; each suite carries the run's class
-// as properties. When HarnessError is set, a last suite "sealmark" holds
+// and its warnings (paths scan replaced, files staged or withheld, ...) as
+// properties. When HarnessError is set, a last suite "sealmark" holds
 // one testcase "run" in error, so CI never reads the run as clean.
 //
 // Text from the server is cleaned as in WriteText, so the document holds
