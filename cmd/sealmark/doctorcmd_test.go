@@ -264,9 +264,10 @@ func TestDoctorWarnsAboutRelativeArguments(t *testing.T) {
 	require.NoError(t, os.MkdirAll("dist", 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join("dist", "index.js"), nil, 0o644))
 	require.NoError(t, os.MkdirAll("notes", 0o755))
-	code, out, _ := sealmark(t, "doctor", "--", "node", "dist/index.js", "notes", "{cwd}/dist/index.js")
+	code, out, _ := sealmark(t, "doctor", "--", "node", "dist/index.js", "./notes", "{cwd}/dist/index.js", "notes")
 	assert.Equal(t, 0, code, "warnings do not fail doctor: %s", out)
 	assert.Regexp(t, checkLine("warn", "paths", regexp.QuoteMeta("server.args[0] (dist/index.js) is a relative path to the server's program: the server runs in the sandbox root, where it does not exist; write {cwd}/dist/index.js")), out)
-	assert.Regexp(t, checkLine("warn", "paths", regexp.QuoteMeta("server.args[1] (notes) is relative: the server runs in the sandbox root, where notes is not ./notes of this directory; write {cwd}/notes for that one, or {sandbox}/<name> for a copy of your own")), out)
+	assert.Regexp(t, checkLine("warn", "paths", regexp.QuoteMeta("server.args[1] (./notes) is relative: the server runs in the sandbox root, where ./notes is not ./notes of this directory; write {cwd}/notes for that one, or {sandbox}/<name> for a copy of your own")), out)
 	assert.NotContains(t, out, "server.args[2]", "an argument placed with {cwd} is fine")
+	assert.NotContains(t, out, "server.args[3]", "a bare word is a word, not a path, though a directory of that name is here")
 }

@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -133,6 +135,9 @@ func initCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					draft.dirs = append(draft.dirs, dir)
 				}
 				staged = " (staged as an empty directory: server.files)"
+			} else if u.offer != "{sandbox}" && hostpath.IsFile(u.path, cwd) {
+				// Its content is not written into sealmark.yaml, a file meant to be committed.
+				staged = " (not staged: its content stays out of " + commentText(out) + "; add it under server.files, or sealmark scan copies it read-only)"
 			}
 			fmt.Fprintf(stdout, "%s: %s → %s%s\n", u.where, commentText(u.path), u.offer, staged)
 		} else {
@@ -244,44 +249,61 @@ type pathUse struct {
 // problem is the question's explanation.
 func (u pathUse) problem() string {
 	if u.relative {
-		return fmt.Sprintf("%s exists here, but the server runs in the sandbox root, where a relative path means %s, not ./%s on this machine", commentText(u.path), u.offer, commentText(strings.TrimPrefix(u.path, "./")))
+		return fmt.Sprintf("%s exists here, but the server runs in the sandbox root, where a relative path means %s, not ./%s on this machine", commentText(u.path), u.inSandbox(), commentText(strings.TrimPrefix(u.path, "./")))
 	}
 	return fmt.Sprintf("%s points at a real path on this machine; valid calls may read or write it", commentText(u.path))
+}
+
+// inSandbox is what a relative path means in the sandbox root.
+func (u pathUse) inSandbox() string {
+	clean := path.Clean(filepath.ToSlash(u.path))
+	if clean == "." {
+		return "{sandbox}"
+	}
+	return "{sandbox}/" + clean
 }
 
 // note is the comment kept above a path the user did not replace.
 func (u pathUse) note() string {
 	if u.relative {
-		return fmt.Sprintf("sealmark init: %s is relative: the server runs in the sandbox root, so it means %s there; write {cwd}/%s for the real one (valid calls may read or write it)", commentText(u.path), u.offer, commentText(strings.TrimPrefix(u.path, "./")))
+		return fmt.Sprintf("sealmark init: %s is relative: the server runs in the sandbox root, so it means %s there; write {cwd}/%s for the real one (valid calls may read or write it)", commentText(u.path), u.inSandbox(), commentText(strings.TrimPrefix(u.path, "./")))
 	}
 	return fmt.Sprintf("sealmark init: %s points at a real path on this machine; consider %s", commentText(u.path), u.offer)
 }
 
 // findPaths finds the real paths in the draft's arguments and env values
-// and names a distinct {sandbox}/<name> for each distinct path.
+// (never a bare word, save a path flag's or path variable's value) and
+// offers {sandbox} for a directory on this machine (the server's root:
+// the sandbox root, where the fs pack's layout lies) and a distinct
+// {sandbox}/<name> for each other distinct path.
 func findPaths(d *initDraft, cwd string) []pathUse {
 	d.notes = map[*string]string{}
 	var uses []pathUse
 	offered := map[string]string{} // path → offer
 	taken := map[string]bool{}
-	add := func(where string, slot *string) {
+	add := func(where string, slot *string, named bool) {
 		prefix, p, relative, ok := hostpath.Find(*slot, cwd)
+		if !ok && named { // --config x, CONFIG_PATH=x: a bare word is a path here
+			prefix = ""
+			p, relative, ok = hostpath.FindNamed(*slot, cwd)
+		}
 		if !ok {
 			return
 		}
 		offer, seen := offered[p]
 		if !seen {
-			offer = hostpath.SandboxName(p, taken)
+			// A directory is the server's root: the sandbox root, where the fs layout lies.
+			offer = hostpath.Offer(p, cwd, taken)
 			offered[p] = offer
 		}
 		dir := hostpath.WantsDir(p, cwd)
 		uses = append(uses, pathUse{where: where, slot: slot, prefix: prefix, path: p, relative: relative, dir: dir, offer: offer})
 	}
 	for i := range d.args {
-		add(fmt.Sprintf("server.args[%d]", i), &d.args[i])
+		add(fmt.Sprintf("server.args[%d]", i), &d.args[i], i > 0 && hostpath.PathFlag(d.args[i-1]))
 	}
 	for i := range d.env {
-		add("server.env "+d.env[i].Name, &d.env[i].Value)
+		add("server.env "+d.env[i].Name, &d.env[i].Value, hostpath.PathEnv(d.env[i].Name))
 	}
 	return uses
 }

@@ -152,20 +152,23 @@ func TestInitRelativePaths(t *testing.T) {
 	require.NoError(t, os.WriteFile("server.js", nil, 0o644))
 	require.NoError(t, os.WriteFile("server-bin", nil, 0o755))
 	require.NoError(t, os.WriteFile("notes.txt", nil, 0o644))
-	args := []string{"--", "node", "server.js", "srv", "./server-bin", "data", "--file=notes.txt", "missing", "--flag"}
+	require.NoError(t, os.WriteFile("start", nil, 0o644))
+	args := []string{"--", "node", "server.js", "srv", "./server-bin", "./data", "--file=notes.txt", "missing", "--flag", "start", "data"}
 
 	code, _, errOut := sealmark(t, append([]string{"init", "--out", "kept.yaml"}, args...)...)
 	require.Equal(t, 0, code, errOut)
 	_, raw := loadWritten(t, "kept.yaml")
 	assert.Equal(t, 2, strings.Count(raw, "# sealmark init:"), "data and notes.txt only:\n%s", raw)
-	assert.Contains(t, raw, "# sealmark init: data is relative: the server runs in the sandbox root, so it means {sandbox}/data there; write {cwd}/data for the real one")
+	assert.Contains(t, raw, "# sealmark init: ./data is relative: the server runs in the sandbox root, so it means {sandbox}/data there; write {cwd}/data for the real one")
 
-	code, _, errOut = sealmark(t, append([]string{"init", "--yes", "--out", "yes.yaml"}, args...)...)
+	code, out, errOut := sealmark(t, append([]string{"init", "--yes", "--out", "yes.yaml"}, args...)...)
 	require.Equal(t, 0, code, errOut)
 	s, _ := loadWritten(t, "yes.yaml")
-	assert.Equal(t, []string{"{cwd}/server.js", "{cwd}/srv", "{cwd}/server-bin", "{sandbox}/data", "--file={sandbox}/notes.txt", "missing", "--flag"}, s.Args,
-		"the program file, the project directory and the executable are the server's own, found at {cwd} (in the sandbox root they do not exist); data and notes.txt are data")
-	assert.Equal(t, []config.File{{Path: "data/", Content: ""}}, s.Files, "the data directory offered is staged, so it exists; notes.txt's offer lies in {sandbox}")
+	assert.Equal(t, []string{"{cwd}/server.js", "{cwd}/srv", "{cwd}/server-bin", "{sandbox}", "--file={sandbox}/notes.txt", "missing", "--flag", "start", "data"}, s.Args,
+		"the program file, the project directory and the executable are the server's own, found at {cwd} (in the sandbox root they do not exist); "+
+			"the data directory is the server's root, the sandbox root; notes.txt is a path flag's value; bare words (start, data) stay words although files of those names exist")
+	assert.Empty(t, s.Files, "the sandbox root exists; notes.txt's offer lies in {sandbox}")
+	assert.Contains(t, out, "server.args[4]: notes.txt → {sandbox}/notes.txt (not staged: its content stays out of yes.yaml; add it under server.files, or sealmark scan copies it read-only)")
 }
 
 func TestInitSecretEnvNeverWritten(t *testing.T) {

@@ -19,7 +19,7 @@ var readmeInit = regexp.MustCompile("(?m)^sealmark init --yes -- (.+?) +#")
 // fresh project directory (its dist/index.js a small node notes server
 // that needs its notes directory to exist): the config init writes runs
 // the server. The relative script becomes {cwd}/dist/index.js, and the
-// notes directory becomes {sandbox}/notes, staged so it exists.
+// notes directory becomes {sandbox}, the sandbox root, which exists.
 func TestReadmeInitExample(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not on PATH: the README's example server cannot run")
@@ -43,7 +43,7 @@ func TestReadmeInitExample(t *testing.T) {
 	code, out, errOut := sealmark(t, append([]string{"init", "--yes", "--"}, args...)...)
 	require.Equal(t, 0, code, "%s%s", out, errOut)
 	assert.Contains(t, out, "server.args[0]: dist/index.js → {cwd}/dist/index.js")
-	assert.Contains(t, out, "server.args[1]: "+home+"/notes → {sandbox}/notes (staged as an empty directory: server.files)")
+	assert.Contains(t, out, "server.args[1]: "+home+"/notes → {sandbox}\n", "a directory is the server's root: the sandbox root")
 
 	code, out, errOut = sealmark(t, "run", "--sandbox-dir", t.TempDir(), "--packs", "core", "--timeout", "20s")
 	assert.Contains(t, []int{0, 1}, code, "the config init wrote does not run the server:\n%s%s", out, errOut)

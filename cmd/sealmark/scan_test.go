@@ -130,8 +130,8 @@ func TestScanFiveServers(t *testing.T) {
 	assert.Equal(t, "http", reps["http"].Protocol.Transport)
 	assert.Equal(t, "sealmark-httpfixture", reps["http"].Protocol.ServerName)
 	assert.Equal(t, "notes", reps["notes"].Protocol.ServerName)
-	assert.Contains(t, reps["notes"].Server.Env, report.EnvEntry{Name: "NOTES_DIR", Value: "{sandbox}/notes"}, "the host path is replaced")
-	assert.Contains(t, reps["notes"].Warnings, "scan: env NOTES_DIR: the path "+notes+" on this machine was replaced with {sandbox}/notes")
+	assert.Contains(t, reps["notes"].Server.Env, report.EnvEntry{Name: "NOTES_DIR", Value: "{sandbox}"}, "the host directory is replaced by the sandbox root")
+	assert.Contains(t, reps["notes"].Warnings, "scan: env NOTES_DIR: the path "+notes+" on this machine was replaced with {sandbox}")
 	assert.Equal(t, report.Standard, reps["notes"].Class)
 
 	// Parallel, and bounded: at each run's start, count the runs under way.

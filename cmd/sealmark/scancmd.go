@@ -53,7 +53,7 @@ func newScanFlags(stderr io.Writer) (*flag.FlagSet, *scanFlags) {
 	fs.BoolVar(&f.list, "list-configs", false, "print each usual place of an MCP client configuration and whether it exists, and exit")
 	fs.IntVar(&f.jobs, "jobs", runtime.NumCPU(), "run at most `N` servers at once")
 	fs.Var(&f.only, "only", "scan only the server `NAME` (repeatable)")
-	fs.BoolVar(&f.asConfigured, "as-configured", false, "keep the host paths in the servers' arguments and env (the runs are CUSTOM) instead of sandbox paths")
+	fs.BoolVar(&f.asConfigured, "as-configured", false, "keep the host paths in the servers' arguments and env (the runs are CUSTOM) instead of sandbox paths with the files they name staged (credentials files are withheld without it)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	f.text = addTextFlags(fs)
 	fs.StringVar(&f.json, "json", "", "write the merged JSON report (reports keyed by server name) to `PATH`")

@@ -46,6 +46,11 @@ type Config struct {
 	// the first start: Path is relative to the sandbox root or starts with
 	// {sandbox}; placeholders expand in Content.
 	Files []File
+	// Staged are host files copied byte for byte into the sandbox before
+	// the first start, after Files, read-only (sealmark scan stages the
+	// files an entry's arguments and env name): no placeholder expands in
+	// their data, and no size bound but the caller's applies.
+	Staged []Staged
 	// KeepEnv names variables copied from the caller's environment.
 	KeepEnv []string
 	// InheritEnv gives the server the caller's environment (plus Env and the
@@ -172,6 +177,13 @@ var Layers = []string{"landlock", "seccomp", "namespaces", "cgroup", "fsize", "q
 
 // File is one staged file of server.files.
 type File = config.File
+
+// Staged is one host file copied into the sandbox: Path is relative to the
+// sandbox root or starts with {sandbox}; Data is written as is, mode 0400.
+type Staged struct {
+	Path string
+	Data []byte
+}
 
 // Severity returns the fail bar.
 func (c *Config) failOn() packs.Severity {

@@ -450,7 +450,35 @@ func (e *Engine) stageFiles() error {
 			return fmt.Errorf("server.files %s: %v", f.Path, err)
 		}
 	}
+	for _, f := range e.cfg.Staged {
+		path, err := e.sandboxPath(f.Path)
+		if err != nil {
+			return fmt.Errorf("staging %s: %v", f.Path, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("staging %s: %v", f.Path, err)
+		}
+		if err := os.WriteFile(path, f.Data, 0o400); err != nil {
+			return fmt.Errorf("staging %s: %v", f.Path, err)
+		}
+	}
 	return nil
+}
+
+// sandboxPath is a path relative to the sandbox root or starting with
+// {sandbox}, expanded, or an error if it leaves the sandbox.
+func (e *Engine) sandboxPath(p string) (string, error) {
+	path, err := environ.Expand(p, e.vars)
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.sb.Root, path)
+	}
+	if rel, err := filepath.Rel(e.sb.Top, path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", errors.New("the path leaves the sandbox")
+	}
+	return path, nil
 }
 
 // Report returns the report so far (final after Close).

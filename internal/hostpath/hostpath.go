@@ -4,6 +4,11 @@
 //
 //	prefix, p, relative, ok := hostpath.Find("--root=/home/me/notes", cwd) // "--root=", "/home/me/notes", false, true
 //	offer := hostpath.SandboxName(p, map[string]bool{})                  // "{sandbox}/notes"
+//	offer = hostpath.Offer(p, cwd, map[string]bool{})                     // "{sandbox}" when /home/me/notes is a directory
+//
+// A bare word is never a path (Find); the value of a path flag (--config
+// x) or of a path variable (CONFIG_PATH=x) is (FindNamed). Credentials
+// tells a credentials file by its name.
 package hostpath
 
 import (
@@ -16,23 +21,42 @@ import (
 	"github.com/sealmark/sealmark/internal/redact"
 )
 
-// Find finds a path on this machine in one argument or env value: an
-// absolute path (/x, ~/x, C:\x), or a relative one that exists in cwd, alone
-// or as the value of --opt=PATH. Values holding a placeholder, the server's
-// own program (a program file, an executable, a project directory) and
-// plain flags are not paths.
+// Find finds a path on this machine in one argument or env value, alone
+// or as the value of --opt=PATH: an absolute path (/x, ~/x, C:\x), or a
+// relative one written as such (./x, ../x, . or ..) that exists in cwd. A
+// bare word (start, notes.txt) is never a path, even when a file of that
+// name exists in cwd, except as the value of a path flag (--config=x, see
+// PathFlag). Values holding a placeholder, the server's own program (a
+// program file, an executable, a project directory) and plain flags are
+// not paths.
 func Find(s, cwd string) (prefix, p string, relative, ok bool) {
 	if s == "" || redact.HasPlaceholder(s) {
 		return "", "", false, false
 	}
 	p = s
+	named := false
 	if strings.HasPrefix(s, "-") {
 		opt, v, found := strings.Cut(s, "=")
 		if !found || v == "" {
 			return "", "", false, false
 		}
-		prefix, p = opt+"=", v
+		prefix, p, named = opt+"=", v, PathFlag(opt)
 	}
+	return find(prefix, p, cwd, named)
+}
+
+// FindNamed is Find for a value known to name a path: the argument after
+// a path flag (--config x) or the value of a path variable (PathEnv). A
+// bare word that exists in cwd is a path there.
+func FindNamed(s, cwd string) (p string, relative, ok bool) {
+	if s == "" || redact.HasPlaceholder(s) || strings.HasPrefix(s, "-") {
+		return "", false, false
+	}
+	_, p, relative, ok = find("", s, cwd, true)
+	return p, relative, ok
+}
+
+func find(prefix, p, cwd string, named bool) (string, string, bool, bool) {
 	if Absolute(p) {
 		if programFile(expandHome(p)) {
 			return "", "", false, false
@@ -42,11 +66,60 @@ func Find(s, cwd string) (prefix, p string, relative, ok bool) {
 	if strings.HasPrefix(p, "-") || strings.ContainsAny(p, "\x00\n") {
 		return "", "", false, false
 	}
+	if !named && !dotRelative(p) {
+		return "", "", false, false
+	}
 	local := filepath.Join(cwd, p)
 	if _, err := os.Lstat(local); err != nil || programFile(local) || projectDir(local) {
 		return "", "", false, false
 	}
 	return prefix, p, true, true
+}
+
+// dotRelative reports whether p is written as a relative path: ., .., or
+// starting with ./ or ../ (either slash).
+func dotRelative(p string) bool {
+	if p == "." || p == ".." {
+		return true
+	}
+	for _, pre := range []string{"./", "../", `.\`, `..\`} {
+		if strings.HasPrefix(p, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathFlags are the options whose value is a path, written --opt VALUE or
+// --opt=VALUE.
+var pathFlags = map[string]bool{
+	"--config": true, "--config-file": true, "--config-path": true, "--configfile": true,
+	"--root": true, "--roots": true, "--dir": true, "--directory": true, "--path": true,
+	"--file": true, "--workspace": true, "--workspace-dir": true, "--project": true,
+	"--project-dir": true, "--project-root": true, "--data-dir": true, "--base-dir": true,
+	"--allowed-dir": true, "--allow-dir": true, "--allowed-directories": true,
+	"--spec": true, "--openapi": true, "--schema": true, "--db-path": true,
+	"--cwd": true, "--repo": true, "--repository": true, "--env-file": true,
+	"--key-file": true, "--credentials": true, "--cert": true, "--key": true,
+}
+
+// PathFlag reports whether the option opt (--config, --root, ...) takes a
+// path as its value.
+func PathFlag(opt string) bool { return pathFlags[strings.ToLower(opt)] }
+
+// pathEnvSuffixes end the names of variables whose value is a path.
+var pathEnvSuffixes = []string{"_PATH", "_FILE", "_DIR", "_DIRECTORY", "_ROOT", "_CONFIG"}
+
+// PathEnv reports whether a variable named name holds a path by its name
+// (CCLSP_CONFIG_PATH, OPENAPI_SPEC_FILE, DATA_DIR, ...).
+func PathEnv(name string) bool {
+	up := strings.ToUpper(name)
+	for _, s := range pathEnvSuffixes {
+		if strings.HasSuffix(up, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Absolute reports whether s is written as an absolute path on any
@@ -139,6 +212,17 @@ func printable(s string) bool {
 	return true
 }
 
+// Offer is the sandbox path offered for p (a path Find returned): a
+// directory on this machine is the server's root, so it is {sandbox}
+// itself, where the sandbox's layout (ok.txt, root-evil, link-file, ...)
+// lies and the fs pack's probes aim; anything else is SandboxName.
+func Offer(p, cwd string, taken map[string]bool) string {
+	if IsDir(p, cwd) {
+		return "{sandbox}"
+	}
+	return SandboxName(p, taken)
+}
+
 // IsDir reports whether a path Find returned is an existing directory on
 // this machine (~/ is the home directory, a relative path is under cwd).
 func IsDir(p, cwd string) bool {
@@ -199,4 +283,21 @@ func OwnProgram(s, cwd string) (rewritten, what string, ok bool) {
 		return "", "", false
 	}
 	return prefix + "{cwd}/" + filepath.ToSlash(clean), what, true
+}
+
+// Local is the file on this machine a path Find returned names: ~/ is the
+// home directory, a relative path lies under cwd.
+func Local(p, cwd string) string {
+	local := expandHome(p)
+	if !filepath.IsAbs(local) && !strings.HasPrefix(local, "/") {
+		local = filepath.Join(cwd, local)
+	}
+	return local
+}
+
+// IsFile reports whether a path Find returned is an existing regular file
+// on this machine.
+func IsFile(p, cwd string) bool {
+	st, err := os.Stat(Local(p, cwd))
+	return err == nil && st.Mode().IsRegular()
 }

@@ -32,7 +32,8 @@ import (
 //
 // A probe's notes go to its <system-out>. Each suite and the root count
 // tests, failures, errors and skipped; each suite carries the run's class
-// as properties. When HarnessError is set, a last suite "sealmark" holds
+// and its warnings (paths scan replaced, files staged or withheld, ...) as
+// properties. When HarnessError is set, a last suite "sealmark" holds
 // one testcase "run" in error, so CI never reads the run as clean.
 //
 // Text from the server is cleaned as in WriteText, so the document holds
@@ -91,7 +92,7 @@ func junitFor(rep *Report) junitSuites {
 }
 
 // junitRunProperties are the properties every suite carries: the class and
-// the reasons for it, and the harness version.
+// the reasons for it, the harness version, and the run's warnings.
 func junitRunProperties(rep *Report) *junitProperties {
 	var ps []junitProperty
 	if rep.Class != "" {
@@ -102,6 +103,9 @@ func junitRunProperties(rep *Report) *junitProperties {
 	}
 	if rep.Tool.Version != "" {
 		ps = append(ps, junitProperty{Name: "sealmark.version", Value: xmlText(clean(rep.Tool.Version))})
+	}
+	for _, w := range rep.Warnings { // paths replaced, files staged or withheld, ...
+		ps = append(ps, junitProperty{Name: "warning", Value: xmlText(clean(w))})
 	}
 	if len(ps) == 0 {
 		return nil

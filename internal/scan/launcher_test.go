@@ -167,10 +167,11 @@ func TestReplacePaths(t *testing.T) {
 	e := Entry{Name: "n", Type: "stdio", Command: "node", Args: []string{"--root=" + host, host, "--verbose"}, Env: []config.KV{{Name: "MEMORY_FILE_PATH", Value: "/var/lib/mem.json"}}}
 	p, err := makePlan(context.Background(), e, &Options{Cwd: cwd})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"--root={sandbox}/notes", "{sandbox}/notes", "--verbose"}, p.file.Args)
+	assert.Equal(t, []string{"--root={sandbox}", "{sandbox}", "--verbose"}, p.file.Args, "a directory is the server's root: the sandbox root, where the fs layout lies")
 	assert.Equal(t, []config.KV{{Name: "MEMORY_FILE_PATH", Value: "{sandbox}/mem.json"}}, p.file.Env)
-	assert.Equal(t, []config.File{{Path: "{sandbox}/notes/"}}, p.file.Files, "the directory is made in the sandbox, once")
-	assert.Contains(t, p.notes, "scan: args[1]: the path "+host+" on this machine was replaced with {sandbox}/notes")
+	assert.Empty(t, p.file.Files, "the sandbox root exists; nothing to make")
+	assert.Contains(t, p.notes, "scan: args[1]: the path "+host+" on this machine was replaced with {sandbox}")
+	assert.Contains(t, p.notes, "scan: staged: "+host+" is the server's root, the sandbox root, with the sandbox's own files; the directory's content was not copied")
 	assert.Empty(t, p.custom)
 	assert.Equal(t, []string{"--root=" + host, host, "--verbose"}, e.Args, "the entry itself is untouched")
 
@@ -229,7 +230,7 @@ func TestEditorVariablesBecomeSandboxPaths(t *testing.T) {
 		Env: []config.KV{{Name: "TOKEN", Value: "${env:GITHUB_TOKEN}"}}, Disabled: true}
 	p, err := makePlan(context.Background(), e, &Options{Cwd: cwd, Home: home})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"{sandbox}/docs", "{sandbox}/.notes"}, p.file.Args)
+	assert.Equal(t, []string{"{sandbox}", "{sandbox}/.notes"}, p.file.Args, "the directory is the sandbox root; the missing .notes a sandbox path")
 	assert.Equal(t, "${env:GITHUB_TOKEN}", p.file.Env[0].Value, "the editor's environment reference stays as written")
 	assert.Contains(t, p.notes, "scan: the client has this server disabled; it was scanned all the same")
 }

@@ -13,8 +13,12 @@
 // would resolve for it (the entry as the config file layer, then SEALMARK_*
 // and the scan's flags). A launcher's package (npx -y PKG) is fetched
 // before the contained start, outside the sandbox, so the server itself
-// runs with no network. An entry that cannot be made ready is a report
-// with a harness error, never the end of the scan.
+// runs with no network. Host paths in an entry's arguments and env become
+// sandbox paths (a directory the sandbox root, the server's root; never a
+// bare word), and the files they name are staged read-only, credentials
+// files withheld, each noted in the report (docs/paths.md). An entry that
+// cannot be made ready is a report with a harness error, never the end of
+// the scan.
 package scan
 
 import (
@@ -177,6 +181,7 @@ func runOne(ctx context.Context, e Entry, o *Options, log io.Writer) Result {
 	cfg.Log, cfg.Version, cfg.Cwd = log, o.Version, o.Cwd
 	cfg.HintsAt = resolved.At
 	cfg.Secrets, cfg.Custom = p.secrets, p.custom
+	cfg.Staged = p.staged
 	if err := o.useLock(&cfg, e.Name); err != nil {
 		return fail(err)
 	}

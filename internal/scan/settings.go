@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/internal/config"
+	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/hostpath"
 	"github.com/sealmark/sealmark/internal/redact"
 )
@@ -18,7 +19,8 @@ type plan struct {
 	launcher string
 	file     *config.Settings
 	secrets  []string
-	notes    []string // for the report's warnings: paths replaced or kept, inputs
+	notes    []string        // for the report's warnings: paths replaced or kept, staged or withheld, inputs
+	staged   []engine.Staged // host files copied into the sandbox
 	custom   []string
 }
 
@@ -130,14 +132,21 @@ func secretValue(kv config.KV) bool {
 }
 
 // replacePaths replaces each host path among the server's arguments and
-// env values with a sandbox path, as sealmark init --yes does, and notes
-// each; asConfigured keeps them, noted, and makes the run CUSTOM.
+// env values with a sandbox path, as sealmark init --yes does, stages what
+// it names (see stage) and notes each; asConfigured keeps them, noted, and
+// makes the run CUSTOM. A path is what hostpath.Find sees, or the value of
+// a path flag (--config x) or a path variable (CONFIG_PATH=x): never a
+// bare word.
 func (p *plan) replacePaths(args []string, env []config.KV, o *Options) {
 	offered := map[string]string{}
 	taken := map[string]bool{}
 	var kept []string
-	one := func(where string, slot *string) {
+	one := func(where string, slot *string, named bool) {
 		prefix, path, _, ok := hostpath.Find(*slot, o.Cwd)
+		if !ok && named {
+			path, _, ok = hostpath.FindNamed(*slot, o.Cwd)
+			prefix = ""
+		}
 		if !ok {
 			return
 		}
@@ -148,21 +157,20 @@ func (p *plan) replacePaths(args []string, env []config.KV, o *Options) {
 		}
 		offer, seen := offered[path]
 		if !seen {
-			offer = hostpath.SandboxName(path, taken)
+			offer = hostpath.Offer(path, o.Cwd, taken)
 			offered[path] = offer
-			if offer != "{sandbox}" && hostpath.IsDir(path, o.Cwd) {
-				// The server gets the directory it was configured with, empty.
-				p.file.Files = append(p.file.Files, config.File{Path: offer + "/"}) // an empty directory
-			}
 		}
 		p.notes = append(p.notes, fmt.Sprintf("scan: %s: the path %s on this machine was replaced with %s", where, path, offer))
 		*slot = prefix + offer
+		if !seen {
+			p.stage(path, offer, o)
+		}
 	}
 	for i := range args {
-		one(fmt.Sprintf("args[%d]", i), &args[i])
+		one(fmt.Sprintf("args[%d]", i), &args[i], i > 0 && hostpath.PathFlag(args[i-1]))
 	}
 	for i := range env {
-		one("env "+env[i].Name, &env[i].Value)
+		one("env "+env[i].Name, &env[i].Value, hostpath.PathEnv(env[i].Name))
 	}
 	if len(kept) > 0 {
 		p.custom = append(p.custom, "scan --as-configured: the server got host paths ("+strings.Join(kept, ", ")+")")
