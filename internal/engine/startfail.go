@@ -275,7 +275,12 @@ func (e *Engine) startError(pr *PackRun, err error) error {
 	pr.stop()
 	if proc := cmp.Or(pr.proc, e.httpProc); proc != nil {
 		se.LogTail = e.redactor.String(proc.Log().Tail(2048))
-		if hint := networkHint(string(proc.Log().Bytes())); hint != "" && !strings.Contains(se.Err.Error(), launcherAdvice) {
+		log := string(proc.Log().Bytes())
+		if cause := logCauseOf(log, e.cfg.Command); cause != "" {
+			// The server's own words first: containment's refusals and
+			// the exit status follow on the next line.
+			se.Err = &causedError{cause: e.redactor.String(cause), err: se.Err}
+		} else if hint := networkHint(log, e.cfg.Command); hint != "" && !strings.Contains(se.Err.Error(), launcherAdvice) {
 			se.Err = fmt.Errorf("%w; %s", se.Err, hint)
 		}
 	} else if e.cfg.URL != "" && e.cfg.Start == "" {
@@ -293,12 +298,31 @@ var networkSigns = []string{"EAI_AGAIN", "ENOTFOUND", "getaddrinfo", "ENETUNREAC
 	"Temporary failure in name resolution", "Could not resolve host", "Failed to resolve", "Name or service not known"}
 
 // networkHint explains a start that failed because the server tried to
-// reach the network: a contained server cannot download itself.
-func networkHint(log string) string {
+// reach the network; the launcher advice only when a download was
+// attempted (see downloadAttempted).
+func networkHint(log, command string) string {
 	for _, sign := range networkSigns {
 		if strings.Contains(log, sign) {
-			return "the server tried to reach the network (" + sign + " in its log), which the sandbox refuses: " + launcherAdvice
+			msg := "the server tried to reach the network (" + sign + " in its log), which the sandbox refuses"
+			if downloadAttempted(command, log) {
+				return msg + ": " + launcherAdvice
+			}
+			return msg + ": " + serviceAdvice
 		}
 	}
 	return ""
 }
+
+// serviceAdvice is what to do about a server that reaches the network at
+// start for something other than its own package.
+const serviceAdvice = "a contained server reaches only loopback services declared for it (sandbox.services, --service); " +
+	"test it against a local stand-in, or start it without the remote part"
+
+// causedError is a failed start led by the cause its log names.
+type causedError struct {
+	cause string
+	err   error
+}
+
+func (c *causedError) Error() string { return c.cause + "\n" + c.err.Error() }
+func (c *causedError) Unwrap() error { return c.err }
