@@ -241,10 +241,14 @@ func (d *doctor) command(res *config.Resolved, caller []string) {
 // naming the PATH searched.
 func (d *doctor) lookup(name, path, where string) {
 	cwd, _ := os.Getwd()
-	found, err := environ.LookPath(name, path, cwd)
-	if err == nil {
+	found, lerr := environ.LookPath(name, path, cwd)
+	if lerr == nil {
 		d.ok("command", "%s: %s, found on %s", name, found, where)
 		return
+	}
+	var err error = lerr
+	if nf, ok := errors.AsType[*environ.NotFoundError](lerr); ok {
+		err = errors.New(nf.Detail()) // doctor shows the PATH searched
 	}
 	if !strings.ContainsAny(name, `/\`) {
 		switch own, oerr := exec.LookPath(name); {

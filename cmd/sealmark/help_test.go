@@ -159,7 +159,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"jobs":           {[]string{"--jobs", "0", clientConfig}, "sealmark scan: --jobs: want 1 or more, got 0"},
 		"only":           {[]string{"--only", "b", clientConfig}, "sealmark scan: --only: no server named b (the configurations have: a)"},
 		"as-configured":  boolErr("as-configured"),
-		"cache-dir":      {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
+		"cache-dir":      {[]string{"--cache-dir", filepath.Join(clientConfig, "c"), clientConfig}, "sealmark scan: --cache-dir: mkdir " + filepath.Join(clientConfig, "c") + ": not a directory"},
 		"lock-dir":       {[]string{"--lock-dir", "/nonexistent/l", clientConfig}, `sealmark scan: --lock-dir: "/nonexistent/l" is not a directory`},
 		"pin":            {[]string{"--pin", clientConfig}, "sealmark scan: --pin writes into --lock-dir; give one"},
 		"sarif-category": {[]string{"--sarif-category", "/", clientConfig}, `sealmark scan: --sarif-category "/": want a name such as sealmark/notes`},

@@ -141,8 +141,9 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 			return usageErr("--cache-dir: no user cache directory (%v); give one", err)
 		}
 		f.cacheDir = filepath.Join(dir, "sealmark")
-	} else if st, err := os.Stat(f.cacheDir); err != nil || !st.IsDir() {
-		return usageErr("--cache-dir: %q is not a directory", f.cacheDir)
+	}
+	if err := os.MkdirAll(f.cacheDir, 0o755); err != nil {
+		return usageErr("--cache-dir: %v", err)
 	}
 	files := fs.Args()
 	if len(files) == 0 {
