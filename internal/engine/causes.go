@@ -36,6 +36,14 @@ var causes = []logCause{
 		},
 	},
 	{
+		class: "node-builtin",
+		sign:  regexp.MustCompile(`No such built-in module: (node:\w+)`),
+		words: func(m []string) string {
+			return "the server needs a newer Node.js: " + m[1] + " is not built into the Node.js that ran it (node:sqlite came with Node.js 22.5): " +
+				"put a current Node.js first on the sandbox's PATH (see `sealmark doctor`), or pin an older release of the server"
+		},
+	},
+	{
 		class: "native-module",
 		sign:  regexp.MustCompile(`Cannot find module '([^']+\.node)'|Could not locate the bindings file|NODE_MODULE_VERSION \d+`),
 		words: func(m []string) string {
@@ -65,16 +73,35 @@ var causes = []logCause{
 		},
 	},
 	{
+		class: "file-missing",
+		sign: regexp.MustCompile(`ENOENT: no such file or directory, (?:open|stat|lstat|scandir|access) '([^']+)'|` +
+			`(?i)(?:config|credentials?|keys?|spec)\b[^\n]{0,40}\b(?:does not exist|not found)[^\n]*`),
+		words: func(m []string) string {
+			what := "a file it was given"
+			if m[1] != "" {
+				what = m[1]
+			} else {
+				what = "a file it was given (its log: \"" + strings.TrimSpace(m[0]) + "\")"
+			}
+			return "the server could not find " + what + " at start: a file named in its args or env must be in the sandbox " +
+				"(server.files stages it; with scan, --as-configured keeps the host path)"
+		},
+	},
+	{
 		class: "service",
-		sign:  regexp.MustCompile(`ECONNREFUSED:? ?(?:\[?([0-9a-fA-F.:]+)\]?:(\d+))?|[Cc]onnection refused`),
+		sign:  regexp.MustCompile(`(ECONNREFUSED|ENETUNREACH|EACCES|EPERM):? ?(?:\[?([0-9a-fA-F.:]+)\]?:(\d+))?|[Cc]onnection refused`),
 		words: func(m []string) string {
 			at := "a service"
 			loop := true
-			if len(m) > 2 && m[2] != "" {
-				at = "a service at " + m[1] + ":" + m[2]
-				loop = strings.HasPrefix(m[1], "127.") || m[1] == "::1" || m[1] == "localhost"
+			if m[3] != "" {
+				at = "a service at " + m[2] + ":" + m[3]
+				loop = strings.HasPrefix(m[2], "127.") || m[2] == "::1" || m[2] == "localhost"
 			}
-			if loop {
+			switch {
+			case loop && m[1] != "ECONNREFUSED" && m[1] != "":
+				return "the server needs " + at + ", which is not declared, so the sandbox refused it (" + m[1] + "): " +
+					"run the service and declare it (sandbox.services, --service)"
+			case loop:
 				return "the server needs " + at + " that is not running (connection refused): " +
 					"start it and declare it (sandbox.services, --service), or point the server at one that is"
 			}
