@@ -56,6 +56,14 @@ var causes = []logCause{
 		},
 	},
 	{
+		class: "module-missing",
+		sign:  regexp.MustCompile(`Cannot find (?:module|package) '([^']+)' imported from`),
+		words: func(m []string) string {
+			return "the server's code imports a module that is not there (" + m[1] + "): the package as published does not run " +
+				"with the dependencies npm resolved for it; pin another release of the server"
+		},
+	},
+	{
 		class: "oauth",
 		sign:  regexp.MustCompile(`https?://[^\s"'<>]*(?:oauth|/authorize|/o/oauth2|/login/device|/auth\?)[^\s"'<>]*`),
 		words: func(m []string) string {
@@ -75,7 +83,7 @@ var causes = []logCause{
 	{
 		class: "file-missing",
 		sign: regexp.MustCompile(`ENOENT: no such file or directory, (?:open|stat|lstat|scandir|access) '([^']+)'|` +
-			`(?i)(?:config|credentials?|keys?|spec)\b[^\n]{0,40}\b(?:does not exist|not found)[^\n]*`),
+			`(?i)[^\n]{0,80}\b(?:config|credentials?|keys?|spec)\b[^\n]{0,40}\b(?:does not exist|not found)[^\n]{0,80}`),
 		words: func(m []string) string {
 			what := "a file it was given"
 			if m[1] != "" {
@@ -109,6 +117,23 @@ var causes = []logCause{
 				"test it against a local stand-in declared as a service (sandbox.services, --service)"
 		},
 	},
+}
+
+// undeclaredService is how refusedDest ends a loopback destination that
+// is not a declared service.
+const undeclaredService = ": refused (not the harness's and not a declared service)"
+
+// refusedCause names the cause of a start from what containment refused
+// when the log names none: a loopback service the server needs that is not
+// declared; "" otherwise.
+func refusedCause(refused []string) string {
+	for _, r := range refused {
+		if dest, ok := strings.CutSuffix(r, undeclaredService); ok {
+			return "the server needs a service at " + strings.TrimPrefix(dest, "connect ") + ", which is not declared, so the sandbox refused it: " +
+				"run the service and declare it (sandbox.services, --service)"
+		}
+	}
+	return ""
 }
 
 // logCauseOf names the known cause of a failed start from the server's own

@@ -30,7 +30,7 @@ func TestLogCauses(t *testing.T) {
 		{"obsidian-mcp: error [UNSUPPORTED_NODE_VERSION]\n\nProblem: Obsidian MCP v2 requires Node.js 22 or newer.\nDetected: Node.js 20.20.2\n", "needs Node.js 22 or later"},
 		{"Error [ERR_UNKNOWN_BUILTIN_MODULE]: No such built-in module: node:sqlite\n\nNode.js v20.20.2\n", "node:sqlite is not built into"},
 		{"Attempting to connect to Redis at redis://127.0.0.1:6999...\nRedis Client Error: connect ENETUNREACH 127.0.0.1:6999 - Local (0.0.0.0:0)\n", "service at 127.0.0.1:6999, which is not declared"},
-		{"Fatal error in main(): Cannot find module '/c/node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp' imported from /c/dist/index.js\n", ""},
+		{"Fatal error in main(): Cannot find module '/c/node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp' imported from /c/dist/index.js\n", "imports a module that is not there"},
 		{"sealmark-fixture ready\n", ""},
 		{"server listening on stdio; 401 tools loaded\n", ""},
 	} {
@@ -65,4 +65,13 @@ func TestCausedErrorLeads(t *testing.T) {
 	err := &causedError{cause: "the server needs Node.js 22 or later", err: assert.AnError}
 	assert.Equal(t, "the server needs Node.js 22 or later\n"+assert.AnError.Error(), err.Error())
 	assert.ErrorIs(t, err, assert.AnError)
+}
+
+// TestRefusedCause: a server that said nothing and was refused an
+// undeclared loopback service is named as needing it; a refused write is
+// no such cause.
+func TestRefusedCause(t *testing.T) {
+	got := refusedCause([]string{refusedDest(map[string]string{"op": "connect", "family": "inet", "addr": "127.0.0.1", "port": "3999"})})
+	assert.Contains(t, got, "needs a service at 127.0.0.1:3999, which is not declared")
+	assert.Empty(t, refusedCause([]string{"open /etc/x (O_WRONLY): refused (outside the sandbox)"}))
 }

@@ -51,6 +51,9 @@ func (pr *PackRun) exitedEarly() string {
 		msg = fmt.Sprintf("the server %s after %s before answering initialize", exitWords(status), after)
 	}
 	refused := pr.refusedAtStart()
+	if cause := refusedCause(refused); cause != "" && logCauseOf(string(pr.proc.Log().Bytes()), pr.e.cfg.Command) == "" {
+		msg = cause + "\n" + msg // the server's log names no cause: containment's refusal is it
+	}
 	if len(refused) > 0 {
 		msg += "; containment refused, while it started: " + strings.Join(refused, "; ") + ". " + startAdvice
 	} else if status == "exit status 125" {
@@ -203,7 +206,7 @@ func refusedDest(d map[string]string) string {
 	case "inet", "inet6":
 		what += d["addr"] + ":" + d["port"]
 		if strings.HasPrefix(d["addr"], "127.") || d["addr"] == "::1" {
-			return what + ": refused (not the harness's and not a declared service)"
+			return what + undeclaredService
 		}
 		return what + ": refused (not loopback)"
 	default:
