@@ -83,7 +83,7 @@ var causes = []logCause{
 	{
 		class: "file-missing",
 		sign: regexp.MustCompile(`ENOENT: no such file or directory, (?:open|stat|lstat|scandir|access) '([^']+)'|` +
-			`(?i)[^\n]{0,80}\b(?:config|credentials?|keys?|spec)\b[^\n]{0,40}\b(?:does not exist|not found)[^\n]{0,80}`),
+			`(?i)[^\n]*\b(?:config|credentials?|keys?|spec)\b[^\n]{0,40}\b(?:does not exist|not found)[^\n]*`),
 		words: func(m []string) string {
 			what := "a file it was given"
 			if m[1] != "" {

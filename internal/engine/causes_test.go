@@ -26,7 +26,7 @@ func TestLogCauses(t *testing.T) {
 		{"[ioredis] Unhandled error event: Error: connect ECONNREFUSED 10.0.0.5:6379\n", "off this machine"},
 		{"Failed to start server: Error: Failed to load OpenAPI spec from file: ENOENT: no such file or directory, open '{sandbox}/openapi.json'\n", "could not find {sandbox}/openapi.json"},
 		{"Config file specified in CCLSP_CONFIG_PATH does not exist: {sandbox}/cclsp.json\n", "could not find a file it was given"},
-		{"Error: OAuth keys file not found. Please place gcp-oauth.keys.json in current directory or {sandbox_home}/.gmail-mcp\n", "could not find a file"},
+		{"Error: OAuth keys file not found. Please place gcp-oauth.keys.json in current directory or {sandbox_home}/.gmail-mcp\n", "(its log: \"Error: OAuth keys file not found. Please place gcp-oauth.keys.json in current directory or {sandbox_home}/.gmail-mcp\")"},
 		{"obsidian-mcp: error [UNSUPPORTED_NODE_VERSION]\n\nProblem: Obsidian MCP v2 requires Node.js 22 or newer.\nDetected: Node.js 20.20.2\n", "needs Node.js 22 or later"},
 		{"Error [ERR_UNKNOWN_BUILTIN_MODULE]: No such built-in module: node:sqlite\n\nNode.js v20.20.2\n", "node:sqlite is not built into"},
 		{"Attempting to connect to Redis at redis://127.0.0.1:6999...\nRedis Client Error: connect ENETUNREACH 127.0.0.1:6999 - Local (0.0.0.0:0)\n", "service at 127.0.0.1:6999, which is not declared"},
