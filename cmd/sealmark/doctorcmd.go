@@ -421,12 +421,23 @@ func (d *doctor) services(list []string) {
 	}
 }
 
+// probeLayers and doctorGOOS are contain.Probe and runtime.GOOS; tests set
+// them to a system without the containment layers.
+var (
+	probeLayers = contain.Probe
+	doctorGOOS  = runtime.GOOS
+)
+
 // isolation says which isolation mechanisms this machine offers
 // (contain.Probe tries each once, in a child of its own) and whether /proc,
 // which the process and sockets observers read, is there. The layers off
 // (sandbox.layers_off) say "off by config", as a run's isolation line does.
 func (d *doctor) isolation(off []string, maxMiB int) {
-	i := contain.Probe()
+	i := probeLayers()
+	if missing := engine.ContainmentMissing(doctorGOOS, i); missing != "" {
+		d.fail("isolation", "%s: run and scan refuse to start a server unless --uncontained is given (the run is then CUSTOM); "+
+			"run Sealmark on Linux (a Linux VM or WSL2 elsewhere)", missing)
+	}
 	if len(off) > 0 {
 		i = layersOff(i, off, maxMiB)
 		d.warn("isolation", "sandbox.layers_off: %s: the server runs with weaker containment and the run is CUSTOM", strings.Join(off, ", "))
