@@ -307,7 +307,9 @@ func quotaLayer(probed contain.Layer, off []string, maxMiB int, sb *sandbox.Sand
 var probeContainment = contain.Probe
 
 // ContainmentMissing is containmentMissing, for sealmark doctor.
-func ContainmentMissing(goos string, iso contain.Isolation) string { return containmentMissing(goos, iso) }
+func ContainmentMissing(goos string, iso contain.Isolation) string {
+	return containmentMissing(goos, iso)
+}
 
 // containmentMissing is "no containment on GOOS" when none of the layers
 // that keep a server from the host's files and network applies (Landlock,
