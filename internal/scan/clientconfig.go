@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -79,6 +80,9 @@ func Load(path string) ([]Entry, error) {
 	if len(data) > MaxConfigBytes {
 		return nil, fmt.Errorf("%s: larger than %d KiB; not an MCP client configuration", path, MaxConfigBytes>>10)
 	}
+	if strings.EqualFold(filepath.Ext(path), ".toml") {
+		return ParseTOML(path, data)
+	}
 	return Parse(path, data)
 }
 
@@ -110,6 +114,9 @@ func Parse(name string, data []byte) ([]Entry, error) {
 				key, servers = "mcp.servers", inner["servers"]
 			}
 		}
+	}
+	if key == "" && settingsFile(name) {
+		return nil, nil // a client's settings with no server configured
 	}
 	if key == "" {
 		return nil, fmt.Errorf("%s: no \"mcpServers\" or \"servers\" object: not an MCP client configuration", name)
@@ -317,4 +324,12 @@ func lineCol(data []byte, offset int64) (line, col int) {
 	line = bytes.Count(before, []byte("\n")) + 1
 	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
 	return line, max(col, 1)
+}
+
+// settingsFile reports whether name is a client's whole settings file,
+// where MCP servers are one key among many and may be absent: Claude
+// Code's ~/.claude.json and Gemini CLI's ~/.gemini/settings.json.
+func settingsFile(name string) bool {
+	base := filepath.Base(name)
+	return base == ".claude.json" || base == "settings.json" && filepath.Base(filepath.Dir(name)) == ".gemini"
 }
