@@ -187,6 +187,9 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 			d := r.Report.Finished.Sub(r.Report.Started).Round(100 * time.Millisecond)
 			fmt.Fprintf(stderr, "sealmark scan: [%d/%d] %s done (%s, %s)\n", n, len(entries), r.Name, r.Launcher, d)
 		}
+		opts.Step = func(server, what string) {
+			fmt.Fprintf(stderr, "sealmark scan: %s: %s\n", server, what)
+		}
 	}
 	results := scan.Run(ctx, entries, opts)
 	stop()

@@ -66,6 +66,7 @@ func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
 	case NPX:
 		l.args = args
 		began := time.Now()
+		o.step(e.Name, "fetching "+l.pkg)
 		cmd, full, fetched, err := o.Fetcher.npm(ctx, l)
 		if err != nil {
 			return p, err
@@ -75,6 +76,7 @@ func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
 	case UVX, Pipx:
 		l.args = args
 		began := time.Now()
+		o.step(e.Name, "fetching "+l.pkg)
 		program, fetched, err := o.Fetcher.python(ctx, l)
 		if err != nil {
 			return p, err
