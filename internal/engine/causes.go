@@ -156,6 +156,12 @@ func logCauseOf(log, command string) string {
 	return ""
 }
 
+// causeOf is logCauseOf for this run's server, masked: the log line it
+// quotes may hold a secret.
+func (e *Engine) causeOf(log string) string {
+	return e.redactor.String(logCauseOf(log, e.cfg.Command))
+}
+
 // ranNodeSign is the line Node.js ends an uncaught error with.
 var ranNodeSign = regexp.MustCompile(`(?m)^Node\.js v(\d+)\.`)
 

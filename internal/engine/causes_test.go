@@ -2,6 +2,8 @@ package engine
 
 import (
 	"os"
+
+	"github.com/sealmark/sealmark/internal/redact"
 	"path/filepath"
 	"testing"
 
@@ -74,4 +76,15 @@ func TestRefusedCause(t *testing.T) {
 	got := refusedCause([]string{refusedDest(map[string]string{"op": "connect", "family": "inet", "addr": "127.0.0.1", "port": "3999"})})
 	assert.Contains(t, got, "needs a service at 127.0.0.1:3999, which is not declared")
 	assert.Empty(t, refusedCause([]string{"open /etc/x (O_WRONLY): refused (outside the sandbox)"}))
+}
+
+// TestCauseIsMasked: a cause that quotes the log masks the secrets the run
+// knows.
+func TestCauseIsMasked(t *testing.T) {
+	e := &Engine{redactor: redact.New()}
+	e.redactor.Secret("sk-live-4f9a8b7c6d5e", redact.MaskRedacted)
+	got := e.causeOf("Error: ENOENT: no such file or directory, open '/keys/sk-live-4f9a8b7c6d5e'\n")
+	assert.Contains(t, got, "could not find /keys/")
+	assert.Contains(t, logCauseOf("Error: ENOENT: no such file or directory, open '/keys/sk-live-4f9a8b7c6d5e'\n", ""), "sk-live-4f9a8b7c6d5e", "unmasked, the cause quotes it")
+	assert.NotContains(t, got, "sk-live-4f9a8b7c6d5e")
 }

@@ -279,10 +279,10 @@ func (e *Engine) startError(pr *PackRun, err error) error {
 	if proc := cmp.Or(pr.proc, e.httpProc); proc != nil {
 		se.LogTail = e.redactor.String(proc.Log().Tail(2048))
 		log := string(proc.Log().Bytes())
-		if cause := logCauseOf(log, e.cfg.Command); cause != "" {
+		if cause := e.causeOf(log); cause != "" {
 			// The server's own words first: containment's refusals and
 			// the exit status follow on the next line.
-			se.Err = &causedError{cause: e.redactor.String(cause), err: se.Err}
+			se.Err = &causedError{cause: cause, err: se.Err}
 		} else if hint := networkHint(log, e.cfg.Command); hint != "" && !strings.Contains(se.Err.Error(), launcherAdvice) {
 			se.Err = fmt.Errorf("%w; %s", se.Err, hint)
 		}
