@@ -241,10 +241,14 @@ func (d *doctor) command(res *config.Resolved, caller []string) {
 // naming the PATH searched.
 func (d *doctor) lookup(name, path, where string) {
 	cwd, _ := os.Getwd()
-	found, err := environ.LookPath(name, path, cwd)
-	if err == nil {
+	found, lerr := environ.LookPath(name, path, cwd)
+	if lerr == nil {
 		d.ok("command", "%s: %s, found on %s", name, found, where)
 		return
+	}
+	var err error = lerr
+	if nf, ok := errors.AsType[*environ.NotFoundError](lerr); ok {
+		err = errors.New(nf.Detail()) // doctor shows the PATH searched
 	}
 	if !strings.ContainsAny(name, `/\`) {
 		switch own, oerr := exec.LookPath(name); {
@@ -417,12 +421,23 @@ func (d *doctor) services(list []string) {
 	}
 }
 
+// probeLayers and doctorGOOS are contain.Probe and runtime.GOOS; tests set
+// them to a system without the containment layers.
+var (
+	probeLayers = contain.Probe
+	doctorGOOS  = runtime.GOOS
+)
+
 // isolation says which isolation mechanisms this machine offers
 // (contain.Probe tries each once, in a child of its own) and whether /proc,
 // which the process and sockets observers read, is there. The layers off
 // (sandbox.layers_off) say "off by config", as a run's isolation line does.
 func (d *doctor) isolation(off []string, maxMiB int) {
-	i := contain.Probe()
+	i := probeLayers()
+	if missing := engine.ContainmentMissing(doctorGOOS, i); missing != "" {
+		d.fail("isolation", "%s: run and scan refuse to start a server unless --uncontained is given (the run is then CUSTOM); "+
+			"run Sealmark on Linux (a Linux VM or WSL2 elsewhere)", missing)
+	}
 	if len(off) > 0 {
 		i = layersOff(i, off, maxMiB)
 		d.warn("isolation", "sandbox.layers_off: %s: the server runs with weaker containment and the run is CUSTOM", strings.Join(off, ", "))

@@ -58,19 +58,23 @@ var sharedLayered = []layeredFlag{
 	{"layers-off", "", "turn off these containment `LAYERS` (comma-separated: " + strings.Join(engine.Layers, ", ") + "); the run is CUSTOM"},
 }
 
-// addShared defines sharedLayered on fs.
+// uncontainedUsage is --uncontained's usage, for run and scan.
+const uncontainedUsage = "start the server although this system has no containment layers (not Linux, or Linux without them); the run is CUSTOM"
+
+// addShared defines sharedLayered and --uncontained on fs.
 func addShared(fs *flag.FlagSet) {
 	for _, l := range sharedLayered {
 		fs.String(l.name, l.def, l.usage)
 	}
 	addAllowInconclusive(fs)
+	fs.Bool("uncontained", false, uncontainedUsage)
 }
 
-// sharedNames are sharedLayered's names.
+// sharedNames are sharedLayered's names, and uncontained.
 func sharedNames() []string {
-	names := make([]string, len(sharedLayered))
-	for i, l := range sharedLayered {
-		names[i] = l.name
+	names := make([]string, 0, len(sharedLayered)+1)
+	for _, l := range sharedLayered {
+		names = append(names, l.name)
 	}
-	return append(names, allowInconclusiveFlag)
+	return append(names, allowInconclusiveFlag, "uncontained")
 }

@@ -133,6 +133,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"layers-off":     {[]string{"--layers-off", "landlock,selinux", "--", "x"}, `flag --layers-off: sandbox.layers_off: unknown containment layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota, secrets)`},
 		"max-mib":        {[]string{"--max-mib", "lots", "--", "x"}, `--max-mib: want an integer, got "lots"`},
 		"no-sandbox":     boolErr("no-sandbox"),
+		"uncontained":    boolErr("uncontained"),
 		"packs":          {[]string{"--packs", "nope", "--", "x"}, `unknown pack "nope"`},
 		"probes":         {[]string{"--probes", "core/[x", "--", "x"}, `--probes: "core/[x" is not a glob pattern: syntax error in pattern`},
 		"skip-probes":    {[]string{"--skip-probes", "[", "--", "x"}, `--skip-probes: "[" is not a glob pattern: syntax error in pattern`},
@@ -162,7 +163,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"jobs":           {[]string{"--jobs", "0", clientConfig}, "sealmark scan: --jobs: want 1 or more, got 0"},
 		"only":           {[]string{"--only", "b", clientConfig}, "sealmark scan: --only: no server named b (the configurations have: a)"},
 		"as-configured":  boolErr("as-configured"),
-		"cache-dir":      {[]string{"--cache-dir", "/nonexistent/c", clientConfig}, `sealmark scan: --cache-dir: "/nonexistent/c" is not a directory`},
+		"cache-dir":      {[]string{"--cache-dir", filepath.Join(clientConfig, "c"), clientConfig}, "sealmark scan: --cache-dir: mkdir " + clientConfig + ": not a directory"},
 		"lock-dir":       {[]string{"--lock-dir", "/nonexistent/l", clientConfig}, `sealmark scan: --lock-dir: "/nonexistent/l" is not a directory`},
 		"pin":            {[]string{"--pin", clientConfig}, "sealmark scan: --pin writes into --lock-dir; give one"},
 		"sarif-category": {[]string{"--sarif-category", "/", clientConfig}, `sealmark scan: --sarif-category "/": want a name such as sealmark/notes`},
@@ -172,6 +173,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 	scanErrs["verbose"] = boolErr("verbose")
 	scanErrs["color"] = flagError{[]string{"--color", "sometimes", clientConfig}, `invalid value "sometimes" for flag -color: want auto, always or never`}
 	scanErrs["allow-inconclusive"] = boolErr("allow-inconclusive")
+	scanErrs["uncontained"] = boolErr("uncontained")
 	for _, name := range []string{"packs", "fail-on", "timeout", "call-timeout", "probe-timeout", "run-timeout", "sandbox-dir", "max-mib", "layers-off", "json", "sarif", "junit"} { // run's, without "-- x"
 		fe := run[name]
 		scanErrs[name] = flagError{append(slices.Clone(fe.args[:len(fe.args)-2]), clientConfig), fe.want}

@@ -143,8 +143,9 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 			return usageErr("--cache-dir: no user cache directory (%v); give one", err)
 		}
 		f.cacheDir = filepath.Join(dir, "sealmark")
-	} else if st, err := os.Stat(f.cacheDir); err != nil || !st.IsDir() {
-		return usageErr("--cache-dir: %q is not a directory", f.cacheDir)
+	}
+	if err := os.MkdirAll(f.cacheDir, 0o755); err != nil {
+		return usageErr("--cache-dir: %v", err)
 	}
 	files := fs.Args()
 	if len(files) == 0 {
@@ -187,6 +188,9 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 			n := done.Add(1)
 			d := r.Report.Finished.Sub(r.Report.Started).Round(100 * time.Millisecond)
 			fmt.Fprintf(stderr, "sealmark scan: [%d/%d] %s done (%s, %s)\n", n, len(entries), r.Name, r.Launcher, d)
+		}
+		opts.Step = func(server, what string) {
+			fmt.Fprintf(stderr, "sealmark scan: %s: %s\n", server, what)
 		}
 	}
 	results := scan.Run(ctx, entries, opts)

@@ -53,6 +53,7 @@ var settings = []setting{
 	{key: "sandbox.services", kind: kindServices, field: func(s *Settings) any { return &s.Services }},
 	{key: "sandbox.network", kind: kindNetwork},
 	{key: "--no-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.NoSandbox }},
+	{key: "--uncontained", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.Uncontained }},
 	{key: "--keep-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.KeepSandbox }},
 	{key: "packs", kind: kindNames, field: func(s *Settings) any { return &s.Packs }},
 	{key: "--probes", kind: kindGlobs, flagOnly: true, field: func(s *Settings) any { return &s.OnlyProbes }},

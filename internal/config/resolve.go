@@ -70,6 +70,7 @@ var flagKeys = map[string]string{
 	"service":            "sandbox.services",
 	"no-sandbox":         "--no-sandbox",
 	"keep-sandbox":       "--keep-sandbox",
+	"uncontained":        "--uncontained",
 	"packs":              "packs",
 	"probes":             "--probes",
 	"skip-probes":        "--skip-probes",

@@ -34,6 +34,7 @@ type Settings struct {
 	KeepEnv     []string // sandbox.keep_env: variables copied from the caller's environment
 	ScrubEnv    bool     // sandbox.scrub_env: build the environment from scratch (default true)
 	NoSandbox   bool     // --no-sandbox (flag only)
+	Uncontained bool     // --uncontained (flag only): start the server where containment is unavailable
 	SandboxDir  string   // sandbox.dir: the sandbox's parent directory; default the OS temp dir
 	MaxMiB      int      // sandbox.max_mib: the sandbox size limit (default 1024)
 	LayersOff   []string // sandbox.layers_off: containment layers turned off (the run is CUSTOM)

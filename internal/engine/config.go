@@ -71,6 +71,11 @@ type Config struct {
 	// the run is CUSTOM. For diagnosing a server that cannot run contained
 	// and for proving what a layer stops.
 	LayersOff []string
+	// Uncontained starts the server on a system without the containment
+	// layers (not Linux, or a Linux without Landlock, namespaces and
+	// seccomp), which is otherwise refused; the run is CUSTOM.
+	// (--uncontained)
+	Uncontained bool
 	// Services are host endpoints outside the sandbox the server may reach
 	// (sandbox.services, --service): "tcp:127.0.0.1:5432" (forwarded into
 	// the server's network namespace) or
@@ -327,7 +332,7 @@ func FromSettings(s config.Settings) (Config, error) {
 	cfg := Config{
 		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
 		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
-		LayersOff: s.LayersOff, Services: s.Services, Packs: s.Packs, OnlyProbes: s.OnlyProbes, SkipProbes: s.SkipProbes, FailOn: &sev, AllowInconclusive: s.AllowInconclusive, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
+		LayersOff: s.LayersOff, Uncontained: s.Uncontained, Services: s.Services, Packs: s.Packs, OnlyProbes: s.OnlyProbes, SkipProbes: s.SkipProbes, FailOn: &sev, AllowInconclusive: s.AllowInconclusive, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
 		ProbeTimeout: s.ProbeTimeout, RunTimeout: s.RunTimeout,
 		URL: s.URL, Start: s.Start, Hints: s.Hints, DBAdminDSN: s.DBAdminDSN,
 	}

@@ -301,3 +301,23 @@ func quotaLayer(probed contain.Layer, off []string, maxMiB int, sb *sandbox.Sand
 	}
 	return l
 }
+
+// probeContainment says which containment layers this system has
+// (contain.Probe); tests set it to a system without them.
+var probeContainment = contain.Probe
+
+// ContainmentMissing is containmentMissing, for sealmark doctor.
+func ContainmentMissing(goos string, iso contain.Isolation) string {
+	return containmentMissing(goos, iso)
+}
+
+// containmentMissing is "no containment on GOOS" when none of the layers
+// that keep a server from the host's files and network applies (Landlock,
+// the mount and network namespaces, the seccomp egress observer); ""
+// when one does.
+func containmentMissing(goos string, iso contain.Isolation) string {
+	if iso.LandlockFS.Applied || iso.MountNS.Applied || iso.NetNS.Applied || iso.SeccompNotify.Applied {
+		return ""
+	}
+	return "no containment on " + goos
+}

@@ -100,10 +100,21 @@ func TestNetworkHint(t *testing.T) {
 		"dial tcp: connect: network is unreachable":                                                 true,
 		"sealmark-fixture ready\n":                                                                  false,
 	} {
-		got := networkHint(log)
+		got := networkHint(log, "/usr/bin/node")
 		assert.Equal(t, want, got != "", log)
-		if want {
+		if want && !strings.Contains(log, "dial tcp") { // a fetch in the log
 			assert.Contains(t, got, "Install the package first")
 		}
 	}
+}
+
+// TestNetworkHintNpxOnlyOnDownload: the launcher advice is given only when
+// a download was attempted (a launcher ran, or the log shows a fetch); a
+// server of its own that failed to resolve a name gets the service advice.
+func TestNetworkHintNpxOnlyOnDownload(t *testing.T) {
+	own := "Error: getaddrinfo ENOTFOUND api.example.com\n    at GetAddrInfoReqWrap.onlookup"
+	got := networkHint(own, "/home/me/.cache/sealmark/npm/bin/some-server")
+	assert.NotContains(t, got, "npx")
+	assert.Contains(t, got, "sandbox.services")
+	assert.Contains(t, networkHint(own, "npx"), "cannot download a package")
 }

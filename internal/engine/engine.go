@@ -167,6 +167,13 @@ func New(cfg Config) (*Engine, error) {
 	if len(cfg.LayersOff) > 0 && !cfg.NoSandbox {
 		e.custom("sandbox.layers_off: " + strings.Join(cfg.LayersOff, ", ") + ": the server ran with weaker containment")
 	}
+	if missing := containmentMissing(goos, probeContainment()); missing != "" && (cfg.Command != "" || cfg.Start != "") && !cfg.NoSandbox {
+		if !cfg.Uncontained {
+			return nil, fmt.Errorf("%s: the server would start with your files and network open to it, so it is not started; "+
+				"run Sealmark on Linux (a Linux VM or WSL2 elsewhere), or give --uncontained (the run is CUSTOM)", missing)
+		}
+		e.custom(missing + " (--uncontained): the server ran with full file and network access")
+	}
 	return e, nil
 }
 

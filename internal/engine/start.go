@@ -144,8 +144,12 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		}
 		pr.Close()
 		if refused {
+			advice := serviceAdvice
+			if pr.proc != nil && downloadAttempted(e.cfg.Command, string(pr.proc.Log().Bytes())) {
+				advice = launcherAdvice
+			}
 			return nil, e.startError(pr, fmt.Errorf("the server tried to reach the network while starting, which the sandbox refuses, "+
-				"and had not completed initialize %s later (the timeline lists what it tried): %s", max(offlineWait, e.cfg.StartTimeout/2), launcherAdvice))
+				"and had not completed initialize %s later (the timeline lists what it tried): %s", max(offlineWait, e.cfg.StartTimeout/2), advice))
 		}
 		return nil, e.startError(pr, e.initFailure(ctx, sctx, err))
 	}

@@ -51,6 +51,9 @@ func (pr *PackRun) exitedEarly() string {
 		msg = fmt.Sprintf("the server %s after %s before answering initialize", exitWords(status), after)
 	}
 	refused := pr.refusedAtStart()
+	if cause := refusedCause(refused); cause != "" && logCauseOf(string(pr.proc.Log().Bytes()), pr.e.cfg.Command) == "" {
+		msg = cause + "\n" + msg // the server's log names no cause: containment's refusal is it
+	}
 	if len(refused) > 0 {
 		msg += "; containment refused, while it started: " + strings.Join(refused, "; ") + ". " + startAdvice
 	} else if status == "exit status 125" {
@@ -203,7 +206,7 @@ func refusedDest(d map[string]string) string {
 	case "inet", "inet6":
 		what += d["addr"] + ":" + d["port"]
 		if strings.HasPrefix(d["addr"], "127.") || d["addr"] == "::1" {
-			return what + ": refused (not the harness's and not a declared service)"
+			return what + undeclaredService
 		}
 		return what + ": refused (not loopback)"
 	default:
@@ -275,7 +278,12 @@ func (e *Engine) startError(pr *PackRun, err error) error {
 	pr.stop()
 	if proc := cmp.Or(pr.proc, e.httpProc); proc != nil {
 		se.LogTail = e.redactor.String(proc.Log().Tail(2048))
-		if hint := networkHint(string(proc.Log().Bytes())); hint != "" && !strings.Contains(se.Err.Error(), launcherAdvice) {
+		log := string(proc.Log().Bytes())
+		if cause := e.causeOf(log); cause != "" {
+			// The server's own words first: containment's refusals and
+			// the exit status follow on the next line.
+			se.Err = &causedError{cause: cause, err: se.Err}
+		} else if hint := networkHint(log, e.cfg.Command); hint != "" && !strings.Contains(se.Err.Error(), launcherAdvice) {
 			se.Err = fmt.Errorf("%w; %s", se.Err, hint)
 		}
 	} else if e.cfg.URL != "" && e.cfg.Start == "" {
@@ -293,12 +301,31 @@ var networkSigns = []string{"EAI_AGAIN", "ENOTFOUND", "getaddrinfo", "ENETUNREAC
 	"Temporary failure in name resolution", "Could not resolve host", "Failed to resolve", "Name or service not known"}
 
 // networkHint explains a start that failed because the server tried to
-// reach the network: a contained server cannot download itself.
-func networkHint(log string) string {
+// reach the network; the launcher advice only when a download was
+// attempted (see downloadAttempted).
+func networkHint(log, command string) string {
 	for _, sign := range networkSigns {
 		if strings.Contains(log, sign) {
-			return "the server tried to reach the network (" + sign + " in its log), which the sandbox refuses: " + launcherAdvice
+			msg := "the server tried to reach the network (" + sign + " in its log), which the sandbox refuses"
+			if downloadAttempted(command, log) {
+				return msg + ": " + launcherAdvice
+			}
+			return msg + ": " + serviceAdvice
 		}
 	}
 	return ""
 }
+
+// serviceAdvice is what to do about a server that reaches the network at
+// start for something other than its own package.
+const serviceAdvice = "a contained server reaches only loopback services declared for it (sandbox.services, --service); " +
+	"test it against a local stand-in, or start it without the remote part"
+
+// causedError is a failed start led by the cause its log names.
+type causedError struct {
+	cause string
+	err   error
+}
+
+func (c *causedError) Error() string { return c.cause + "\n" + c.err.Error() }
+func (c *causedError) Unwrap() error { return c.err }

@@ -57,8 +57,28 @@ func LookPath(name, pathEnv, cwd string) (string, error) {
 			return found, nil
 		}
 	}
-	return "", fmt.Errorf("command %q: %w in PATH %s", name, ErrNotFound, pathEnv)
+	return "", &NotFoundError{Name: name, PATH: pathEnv}
 }
+
+// NotFoundError is a bare command name found in no entry of the server's
+// PATH. Its message does not quote the PATH (a report would carry the
+// host's whole PATH); Detail does, for sealmark doctor.
+type NotFoundError struct {
+	Name string
+	PATH string // the PATH searched
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("command %q: not found on the sandbox's PATH (see `sealmark doctor`)", e.Name)
+}
+
+// Detail is the message with the PATH searched.
+func (e *NotFoundError) Detail() string {
+	return fmt.Sprintf("command %q: %v in PATH %s", e.Name, ErrNotFound, e.PATH)
+}
+
+// Is makes a NotFoundError match ErrNotFound.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // executable returns p (or, on Windows, p with a PATHEXT extension) when it
 // names an executable regular file.

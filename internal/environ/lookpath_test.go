@@ -46,8 +46,8 @@ func TestLookPath(t *testing.T) {
 		{"./here", filepath.Join(cwd, "here"), nil},
 		{"node_modules/.bin/srv", filepath.Join(cwd, "node_modules/.bin/srv"), nil},
 		{"../" + filepath.Base(cwd) + "/here", filepath.Join(cwd, "here"), nil},
-		{"here", "", []string{`command "here"`, "in PATH " + path}},
-		{"missing", "", []string{`command "missing"`, "executable file not found", "in PATH " + path}},
+		{"here", "", []string{`command "here"`, "not found on the sandbox's PATH (see `sealmark doctor`)"}},
+		{"missing", "", []string{`command "missing"`, "not found on the sandbox's PATH"}},
 		{"dir", "", []string{`command "dir"`}},
 		{filepath.Join(a, "plain"), "", []string{"not executable"}},
 		{filepath.Join(a, "dir"), "", []string{"a directory"}},
@@ -68,6 +68,9 @@ func TestLookPath(t *testing.T) {
 		}
 		if !errors.Is(err, ErrNotFound) {
 			t.Errorf("LookPath(%q) error %q does not wrap ErrNotFound", tt.name, err)
+		}
+		if strings.Contains(err.Error(), path) {
+			t.Errorf("LookPath(%q) error %q quotes the PATH searched", tt.name, err)
 		}
 		for _, w := range tt.wantErrs {
 			if !strings.Contains(err.Error(), w) {

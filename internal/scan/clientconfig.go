@@ -3,9 +3,11 @@ package scan
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -78,6 +80,9 @@ func Load(path string) ([]Entry, error) {
 	if len(data) > MaxConfigBytes {
 		return nil, fmt.Errorf("%s: larger than %d KiB; not an MCP client configuration", path, MaxConfigBytes>>10)
 	}
+	if strings.EqualFold(filepath.Ext(path), ".toml") {
+		return ParseTOML(path, data)
+	}
 	return Parse(path, data)
 }
 
@@ -88,6 +93,10 @@ func Load(path string) ([]Entry, error) {
 func Parse(name string, data []byte) ([]Entry, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(stripJSONC(data), &top); err != nil {
+		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+			line, col := lineCol(data, se.Offset)
+			return nil, fmt.Errorf("%s:%d:%d: not a JSON object: %v", name, line, col, err)
+		}
 		return nil, fmt.Errorf("%s: not a JSON object: %v", name, err)
 	}
 	key := ""
@@ -105,6 +114,9 @@ func Parse(name string, data []byte) ([]Entry, error) {
 				key, servers = "mcp.servers", inner["servers"]
 			}
 		}
+	}
+	if key == "" && settingsFile(name) {
+		return nil, nil // a client's settings with no server configured
 	}
 	if key == "" {
 		return nil, fmt.Errorf("%s: no \"mcpServers\" or \"servers\" object: not an MCP client configuration", name)
@@ -245,54 +257,79 @@ func values(kvs []config.KV) []string {
 	return out
 }
 
-// stripJSONC removes // and /* */ comments outside strings, and commas
-// before a closing bracket or brace, so VS Code's JSONC reads as JSON.
+// stripJSONC blanks // and /* */ comments outside strings, and commas
+// before a closing bracket or brace, so VS Code's JSONC reads as JSON. It
+// keeps every byte's offset (a blanked byte becomes a space, a newline
+// stays), so a syntax error's offset is the original file's.
 func stripJSONC(data []byte) []byte {
-	out := make([]byte, 0, len(data))
+	out := bytes.Clone(data)
 	inString := false
+	lastSig := -1 // the offset of the last byte that is not blank, outside comments
+	blank := func(from, to int) {
+		for k := from; k < to && k < len(out); k++ {
+			if out[k] != '\n' && out[k] != '\r' {
+				out[k] = ' '
+			}
+		}
+	}
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if inString {
-			out = append(out, c)
 			if c == '\\' && i+1 < len(data) {
 				i++
-				out = append(out, data[i])
 			} else if c == '"' {
 				inString = false
 			}
+			lastSig = i
 			continue
 		}
 		switch {
 		case c == '"':
 			inString = true
-			out = append(out, c)
+			lastSig = i
 		case c == '/' && i+1 < len(data) && data[i+1] == '/':
-			for i < len(data) && data[i] != '\n' {
-				i++
+			j := i
+			for j < len(data) && data[j] != '\n' {
+				j++
 			}
-			if i < len(data) {
-				out = append(out, '\n')
-			}
+			blank(i, j)
+			i = j - 1
 		case c == '/' && i+1 < len(data) && data[i+1] == '*':
 			end := bytes.Index(data[i+2:], []byte("*/"))
-			if end < 0 {
-				i = len(data)
-			} else {
-				i += 2 + end + 1
+			j := len(data)
+			if end >= 0 {
+				j = i + 2 + end + 2
 			}
-			out = append(out, ' ')
+			blank(i, j)
+			i = j - 1
 		case c == ']' || c == '}':
-			j := len(out) - 1
-			for j >= 0 && (out[j] == ' ' || out[j] == '\t' || out[j] == '\n' || out[j] == '\r') {
-				j--
+			if lastSig >= 0 && out[lastSig] == ',' {
+				out[lastSig] = ' '
 			}
-			if j >= 0 && out[j] == ',' {
-				out = append(out[:j], out[j+1:]...)
-			}
-			out = append(out, c)
+			lastSig = i
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 		default:
-			out = append(out, c)
+			lastSig = i
 		}
 	}
 	return out
+}
+
+// lineCol is the 1-based line and column of offset in data.
+func lineCol(data []byte, offset int64) (line, col int) {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, max(col, 1)
+}
+
+// settingsFile reports whether name is a client's whole settings file,
+// where MCP servers are one key among many and may be absent: Claude
+// Code's ~/.claude.json and Gemini CLI's ~/.gemini/settings.json.
+func settingsFile(name string) bool {
+	base := filepath.Base(name)
+	return base == ".claude.json" || base == "settings.json" && filepath.Base(filepath.Dir(name)) == ".gemini"
 }

@@ -94,6 +94,9 @@ func TestPlaces(t *testing.T) {
 		"Cursor (project)":      "/proj/.cursor/mcp.json",
 		"Cursor (user)":         "/home/u/.cursor/mcp.json",
 		"Windsurf":              "/home/u/.codeium/windsurf/mcp_config.json",
+		"Claude Code (user)":    "/home/u/.claude.json",
+		"Gemini CLI":            "/home/u/.gemini/settings.json",
+		"Codex":                 "/home/u/.codex/config.toml",
 	}, byClient)
 	mac := Places("darwin", "/Users/u", "/p", "")
 	assert.Equal(t, "/Users/u/Library/Application Support/Claude/claude_desktop_config.json", mac[0].Path)

@@ -35,6 +35,9 @@ func Places(goos, home, cwd, appData string) []Place {
 		{"Cursor (project)", filepath.Join(cwd, ".cursor", "mcp.json")},
 		{"Cursor (user)", filepath.Join(home, ".cursor", "mcp.json")},
 		{"Windsurf", filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")},
+		{"Claude Code (user)", filepath.Join(home, ".claude.json")},
+		{"Gemini CLI", filepath.Join(home, ".gemini", "settings.json")},
+		{"Codex", filepath.Join(home, ".codex", "config.toml")},
 	}
 }
 

@@ -61,6 +61,9 @@ type Options struct {
 	Fetcher *Fetcher
 	// Done is called as each server finishes (from its own goroutine).
 	Done func(Result)
+	// Step, when set, is called as a server reaches each stage (from its
+	// own goroutine): "fetching PKG", then "pack N/M NAME".
+	Step func(server, what string)
 	// LockDir holds one tool lock per server (pin.FileFor: the server's
 	// name and .lock.json): core/tool-pin compares each server's tools
 	// with its own; a server without a file there is not applicable.
@@ -189,7 +192,15 @@ func runOne(ctx context.Context, e Entry, o *Options, log io.Writer) Result {
 	if err != nil {
 		return fail(err)
 	}
-	rep := eng.Run(ctx, engine.Hooks{})
+	var hooks engine.Hooks
+	if o.Step != nil {
+		n, packs := 0, len(eng.Packs())
+		hooks.Pack = func(name string) {
+			n++
+			o.Step(e.Name, fmt.Sprintf("pack %d/%d %s", n, packs, name))
+		}
+	}
+	rep := eng.Run(ctx, hooks)
 	if o.Pin && o.LockDir != "" {
 		res.Pinned = o.writeLock(eng, rep, e.Name)
 	}
@@ -263,4 +274,11 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		p.part = p.part[i+1:]
 	}
 	return len(b), nil
+}
+
+// step reports a server's stage to Options.Step, when set.
+func (o *Options) step(server, what string) {
+	if o.Step != nil {
+		o.Step(server, what)
+	}
 }

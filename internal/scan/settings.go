@@ -68,6 +68,7 @@ func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
 	case NPX:
 		l.args = args
 		began := time.Now()
+		o.step(e.Name, "fetching "+l.pkg)
 		cmd, full, fetched, err := o.Fetcher.npm(ctx, l)
 		if err != nil {
 			return p, err
@@ -77,6 +78,7 @@ func makePlan(ctx context.Context, e Entry, o *Options) (*plan, error) {
 	case UVX, Pipx:
 		l.args = args
 		began := time.Now()
+		o.step(e.Name, "fetching "+l.pkg)
 		program, fetched, err := o.Fetcher.python(ctx, l)
 		if err != nil {
 			return p, err
