@@ -221,11 +221,12 @@ var statementTimeout = packs.Probe{
 		}
 		t := tools[0]
 		res, err := call(p, t, sleepQuery)
-		// Whatever the answer, no session of the database may go on sleeping.
+		// Whatever the answer, no statement of the database may go on
+		// sleeping; the harness ends it from a session of its own.
 		if conn := oracle(p, d); conn != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_, _ = conn.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND query LIKE '%pg_sleep(60)%'", d.Name)
-			cancel()
+			if n := cancelSleep(conn, d.Name); n > 0 {
+				p.Notef("the harness cancelled %d sleeping statement(s); the server's own session was left open", n)
+			}
 			conn.Close(context.Background())
 		}
 		switch {
@@ -249,9 +250,13 @@ var dsnEcho = packs.Probe{
 			return
 		}
 		tools := sqlTools(p, false)
+		var unanswered []string
 		for _, t := range tools {
-			_, _ = call(p, t, "SELEC 1")
-			_, _ = call(p, t, "SELECT * FROM sealmark_no_such_table")
+			for _, q := range []string{"SELEC 1", "SELECT * FROM sealmark_no_such_table"} {
+				if _, err := call(p, t, q); err != nil {
+					unanswered = append(unanswered, fmt.Sprintf("%s (%v)", describe(t, q), err))
+				}
+			}
 		}
 		var where []string
 		for _, f := range p.Server.Frames(0) {
@@ -268,6 +273,33 @@ var dsnEcho = packs.Probe{
 			for _, w := range where {
 				f.Evidencef("response", "the password {dsn} carries is in %s", w)
 			}
+			return
+		}
+		if len(unanswered) > 0 {
+			// An error the server never made cannot have echoed anything.
+			p.Inconclusive("no answer to %s", strings.Join(unanswered, "; "))
 		}
 	},
+}
+
+// cancelSleep cancels the probe's sleeping statement in the database from
+// the harness's own session and returns how many it cancelled. It cancels
+// the statement (pg_cancel_backend), never the session: the session
+// belongs to the server, which may hold it in a pool for every later call
+// (an HTTP server's pool), and ending it would kill the server, not the
+// statement. It waits for the statement to end, at most a few seconds.
+func cancelSleep(conn *pgx.Conn, dbName string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	const sleeping = "datname = $1 AND pid <> pg_backend_pid() AND state = 'active' AND strpos(query, $2) > 0"
+	n := 0
+	for ctx.Err() == nil {
+		var left int
+		if conn.QueryRow(ctx, "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity WHERE "+sleeping, dbName, sleepQuery).Scan(&left) != nil || left == 0 {
+			return n
+		}
+		n = max(n, left)
+		time.Sleep(100 * time.Millisecond)
+	}
+	return n
 }
