@@ -247,6 +247,10 @@ func (e *Engine) Open() error {
 		e.redactor.Stable(dir, "{workdir}")
 		e.rep.Sandbox.EnvMode = "inherited"
 	}
+	// {dsn} is defined before server.files are staged, which may name it.
+	if err := e.openDB(); err != nil {
+		return e.harnessError(err)
+	}
 	if !e.cfg.NoSandbox {
 		opts := sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness, GitRepo: e.wantsGit(), Keep: e.cfg.KeepSandbox}
 		if !slices.Contains(e.cfg.LayersOff, "quota") {
@@ -309,9 +313,6 @@ func (e *Engine) Open() error {
 	}
 	if e.watch == nil {
 		e.rep.Sandbox.Isolation = "procs=pgid; nothing observed: no sandbox"
-	}
-	if err := e.openDB(); err != nil {
-		return e.harnessError(err)
 	}
 	top := ""
 	if e.sb != nil {
@@ -419,10 +420,44 @@ func (e *Engine) removeSandbox() error {
 	return nil
 }
 
-// stageFiles writes server.files into the sandbox before anything starts.
+// stageFiles writes server.files into the sandbox before anything starts,
+// with every run placeholder ({sandbox}, {listener}, {dsn}, ...) expanded.
 func (e *Engine) stageFiles() error {
+	return e.stageFilesWith(e.vars, nil)
+}
+
+// restageFiles writes again, before a start, the staged files that name a
+// placeholder the start gives its own value (the db pack's per-role
+// {dsn}), so the start's server reads its own value, as its arguments and
+// environment do.
+func (e *Engine) restageFiles(vars map[string]string) error {
+	if e.sb == nil {
+		return nil
+	}
+	var own []string
+	for k, v := range vars {
+		if old, ok := e.vars[k]; !ok || old != v {
+			own = append(own, "{"+k+"}")
+		}
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	return e.stageFilesWith(vars, func(f File) bool {
+		return slices.ContainsFunc(own, func(ph string) bool {
+			return strings.Contains(f.Path, ph) || strings.Contains(f.Content, ph)
+		})
+	})
+}
+
+// stageFilesWith writes the files that only accepts (all when nil) with
+// vars expanded.
+func (e *Engine) stageFilesWith(vars map[string]string, only func(File) bool) error {
 	for _, f := range e.cfg.Files {
-		path, err := environ.Expand(f.Path, e.vars)
+		if only != nil && !only(f) {
+			continue
+		}
+		path, err := environ.Expand(f.Path, vars)
 		if err != nil {
 			return fmt.Errorf("server.files %s: %v", f.Path, err)
 		}
@@ -438,7 +473,7 @@ func (e *Engine) stageFiles() error {
 			}
 			continue
 		}
-		content, err := environ.Expand(f.Content, e.vars)
+		content, err := environ.Expand(f.Content, vars)
 		if err != nil {
 			return fmt.Errorf("server.files %s: %v", f.Path, err)
 		}

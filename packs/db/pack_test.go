@@ -167,3 +167,18 @@ func TestTwins(t *testing.T) {
 	})
 	require.Empty(t, leftovers(t, dsn), "the runs left their databases or roles")
 }
+
+// TestDSNInFiles: a server configured by a file gets {dsn} there
+// (server.files), each start its own role's: the correct server read
+// from its file passes every probe on both starts, which it could not if
+// the writer's start read the reader's DSN (role-reach checks
+// current_user).
+func TestDSNInFiles(t *testing.T) {
+	dsn := admin(t)
+	cfg := config(t, dsn, nil, packtest.Self(t), pgserver.Verb, "@{sandbox}/conf/pg.toml")
+	cfg.Files = []engine.File{{Path: "conf/pg.toml", Content: "{dsn}\n"}}
+	rep := packtest.MustRun(t, cfg)
+	require.Empty(t, rep.Warnings, "the engine made the run's database for {dsn}")
+	expect(t, rep, nil)
+	require.Empty(t, leftovers(t, dsn), "the run left its database or roles")
+}
