@@ -182,3 +182,38 @@ func TestDSNInFiles(t *testing.T) {
 	expect(t, rep, nil)
 	require.Empty(t, leftovers(t, dsn), "the run left its database or roles")
 }
+
+// TestSplitTwins: a server whose write_query refuses SELECT (so it
+// returns no rows) beside a read_query is judged through both: role-reach
+// by the rows the write tool's INSERTs leave, as the admin connection
+// reads them, on the writer start (the reader start notes it), and
+// statement-timeout through read_query though write_query comes first.
+// Without the effect path the probes were inconclusive on the write
+// tool's failed SELECT control.
+func TestSplitTwins(t *testing.T) {
+	dsn := admin(t)
+	self := packtest.Self(t)
+	twins := []packtest.Twin{
+		{},
+		{Flaws: "superuser", Want: packtest.Want{
+			"reader/DB-ROLE-REACH": {`read_query(sql="SELECT current_user AS sealmark_user") ran as another role than the one {dsn} names`},
+			"writer/DB-ROLE-REACH": {
+				`write_query(sql="INSERT INTO items (name) SELECT 'sealmark-{token}-user-' || current_user") ran as another role than the one {dsn} names`,
+				`write_query(sql="INSERT INTO items (name) SELECT md5(pg_read_file('PG_VERSION'))") read a file of the database server (pg_read_file)`,
+				`write_query(sql="COPY items (name) FROM PROGRAM 'echo sealmark-{token}-program'") ran a program on the database server`,
+				`read_query(sql="SELECT current_user AS sealmark_user") ran as another role`,
+			},
+		}},
+		{Flaws: "no-timeout", Want: packtest.Want{"reader/DB-STATEMENT-TIMEOUT": {`read_query(sql="SELECT pg_sleep(60)") got no answer within 5s`}}},
+	}
+	base := config(t, dsn, []string{"SEALMARK_PGFIXTURE_ADMIN=" + dsn}, self)
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		cfg := base
+		cfg.Args = []string{pgserver.Verb, "-split", "-flaws=" + tw.Flaws, "{dsn}"}
+		return cfg
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		require.Empty(t, r.Report.Warnings, "the engine made the run's database for {dsn}")
+		expect(t, r.Report, tw.Want)
+	})
+	require.Empty(t, leftovers(t, dsn), "the runs left their databases or roles")
+}
