@@ -32,6 +32,7 @@ func stacked(r *run) []string {
 func bypasses(r *run) []string {
 	return []string{
 		"DROP\tTABLE notes",
+		"DROP/**/TABLE notes",
 		"/* sealmark */ DELETE FROM notes",
 		"-- sealmark\nDELETE FROM notes",
 		"dElEtE FROM notes",

@@ -59,6 +59,7 @@ func TestTwins(t *testing.T) {
 		{Flaws: "denylist", Want: packtest.Want{
 			"SQLITE-GUARD-BYPASS": {
 				`read_query(query="DROP\tTABLE notes") changed app.db through a read-only tool: table notes dropped`,
+				`read_query(query="DROP/**/TABLE notes") changed app.db through a read-only tool: table notes dropped`,
 				`read_query(query="/* sealmark */ DELETE FROM notes") changed app.db`,
 				`read_query(query="-- sealmark\nDELETE FROM notes") changed app.db`,
 				`read_query(query="dElEtE FROM notes") changed app.db`,
