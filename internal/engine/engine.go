@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -51,7 +52,8 @@ var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack, effects.Pack
 
 // Engine is one run.
 type Engine struct {
-	db       *db.Database // the run's database for {dsn}, or nil
+	db       *db.Database      // the run's database for {dsn}, or nil
+	staged   map[string]string // the placeholder values server.files were last written with
 	cfg      Config
 	redactor *redact.Redactor
 	sb       *sandbox.Sandbox
@@ -423,28 +425,37 @@ func (e *Engine) removeSandbox() error {
 // stageFiles writes server.files into the sandbox before anything starts,
 // with every run placeholder ({sandbox}, {listener}, {dsn}, ...) expanded.
 func (e *Engine) stageFiles() error {
+	e.staged = maps.Clone(e.vars)
 	return e.stageFilesWith(e.vars, nil)
 }
 
 // restageFiles writes again, before a start, the staged files that name a
-// placeholder the start gives its own value (the db pack's per-role
-// {dsn}), so the start's server reads its own value, as its arguments and
-// environment do.
+// placeholder whose value differs from the one they were last written
+// with: a start that gives it its own value (the db pack's per-role
+// {dsn}), or the start after it, which goes back to the run's. So each
+// start's server reads its own values, as its arguments and environment
+// do.
 func (e *Engine) restageFiles(vars map[string]string) error {
-	if e.sb == nil {
+	if e.sb == nil || e.staged == nil {
 		return nil
 	}
-	var own []string
-	for k, v := range vars {
-		if old, ok := e.vars[k]; !ok || old != v {
-			own = append(own, "{"+k+"}")
+	var changed []string
+	for k := range maps.Keys(vars) {
+		if e.staged[k] != vars[k] {
+			changed = append(changed, "{"+k+"}")
 		}
 	}
-	if len(own) == 0 {
+	for k := range maps.Keys(e.staged) {
+		if _, ok := vars[k]; !ok {
+			changed = append(changed, "{"+k+"}")
+		}
+	}
+	if len(changed) == 0 {
 		return nil
 	}
+	e.staged = maps.Clone(vars)
 	return e.stageFilesWith(vars, func(f File) bool {
-		return slices.ContainsFunc(own, func(ph string) bool {
+		return slices.ContainsFunc(changed, func(ph string) bool {
 			return strings.Contains(f.Path, ph) || strings.Contains(f.Content, ph)
 		})
 	})
