@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -51,7 +52,8 @@ var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack, effects.Pack
 
 // Engine is one run.
 type Engine struct {
-	db       *db.Database // the run's database for {dsn}, or nil
+	db       *db.Database      // the run's database for {dsn}, or nil
+	staged   map[string]string // the placeholder values server.files were last written with
 	cfg      Config
 	redactor *redact.Redactor
 	sb       *sandbox.Sandbox
@@ -255,6 +257,10 @@ func (e *Engine) Open() error {
 		e.redactor.Stable(dir, "{workdir}")
 		e.rep.Sandbox.EnvMode = "inherited"
 	}
+	// {dsn} is defined before server.files are staged, which may name it.
+	if err := e.openDB(); err != nil {
+		return e.harnessError(err)
+	}
 	if !e.cfg.NoSandbox {
 		opts := sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness, GitRepo: e.wantsGit(), Keep: e.cfg.KeepSandbox}
 		if !slices.Contains(e.cfg.LayersOff, "quota") {
@@ -317,9 +323,6 @@ func (e *Engine) Open() error {
 	}
 	if e.watch == nil {
 		e.rep.Sandbox.Isolation = "procs=pgid; nothing observed: no sandbox"
-	}
-	if err := e.openDB(); err != nil {
-		return e.harnessError(err)
 	}
 	top := ""
 	if e.sb != nil {
@@ -427,10 +430,53 @@ func (e *Engine) removeSandbox() error {
 	return nil
 }
 
-// stageFiles writes server.files into the sandbox before anything starts.
+// stageFiles writes server.files into the sandbox before anything starts,
+// with every run placeholder ({sandbox}, {listener}, {dsn}, ...) expanded.
 func (e *Engine) stageFiles() error {
+	e.staged = maps.Clone(e.vars)
+	return e.stageFilesWith(e.vars, nil)
+}
+
+// restageFiles writes again, before a start, the staged files that name a
+// placeholder whose value differs from the one they were last written
+// with: a start that gives it its own value (the db pack's per-role
+// {dsn}), or the start after it, which goes back to the run's. So each
+// start's server reads its own values, as its arguments and environment
+// do.
+func (e *Engine) restageFiles(vars map[string]string) error {
+	if e.sb == nil || e.staged == nil {
+		return nil
+	}
+	var changed []string
+	for k := range maps.Keys(vars) {
+		if e.staged[k] != vars[k] {
+			changed = append(changed, "{"+k+"}")
+		}
+	}
+	for k := range maps.Keys(e.staged) {
+		if _, ok := vars[k]; !ok {
+			changed = append(changed, "{"+k+"}")
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	e.staged = maps.Clone(vars)
+	return e.stageFilesWith(vars, func(f File) bool {
+		return slices.ContainsFunc(changed, func(ph string) bool {
+			return strings.Contains(f.Path, ph) || strings.Contains(f.Content, ph)
+		})
+	})
+}
+
+// stageFilesWith writes the files that only accepts (all when nil) with
+// vars expanded.
+func (e *Engine) stageFilesWith(vars map[string]string, only func(File) bool) error {
 	for _, f := range e.cfg.Files {
-		path, err := environ.Expand(f.Path, e.vars)
+		if only != nil && !only(f) {
+			continue
+		}
+		path, err := environ.Expand(f.Path, vars)
 		if err != nil {
 			return fmt.Errorf("server.files %s: %v", f.Path, err)
 		}
@@ -446,7 +492,7 @@ func (e *Engine) stageFiles() error {
 			}
 			continue
 		}
-		content, err := environ.Expand(f.Content, e.vars)
+		content, err := environ.Expand(f.Content, vars)
 		if err != nil {
 			return fmt.Errorf("server.files %s: %v", f.Path, err)
 		}

@@ -183,6 +183,9 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 // environment: scrubbed in the sandbox, or inherited. The first start gets
 // the canaries, and so does the start of a pack that asks for them.
 func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []string) (*launch.Process, error) {
+	if err := e.restageFiles(pr.vars); err != nil {
+		return nil, e.startError(pr, err)
+	}
 	args := make([]string, len(rawArgs))
 	for i, a := range rawArgs {
 		v, err := environ.Expand(a, pr.vars)

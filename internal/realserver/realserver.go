@@ -43,6 +43,7 @@ var (
 	DesktopCommander = Server{"desktop-commander-0.2.52", "@wonderwhy-er/desktop-commander", "dist/index.js"}
 	Fetch            = Server{"fetch-1.1.2", "mcp-fetch-server", "dist/index.js"}
 	SQLite           = Server{"sqlite-1.0.9", "mcp-sqlite", "mcp-sqlite-server.js"}
+	DatabaseServer   = Server{"database-server-1.1.0", "@executeautomation/database-server", "dist/src/index.js"}
 )
 
 // SARIFSchema is the official SARIF 2.1.0 JSON Schema, shipped by a pinned

@@ -116,9 +116,14 @@ func run(t *testing.T, dsn string, env []string, command string, args ...string)
 
 // expect checks a report against the probes that must fail, keyed
 // "start/PROBE-ID" (packtest.Expect); each start's probes must have run.
+// reader/DB-DSN-ECHO runs after the statement timeout on the same server
+// session: every fixture exits when the database ends its session, as a
+// pooled node-postgres server does, so it passes only when the timeout
+// probe cancelled the sleeping statement and left the session alive (the
+// no-timeout twin shows it).
 func expect(t *testing.T, rep *report.Report, want packtest.Want) {
 	t.Helper()
-	packtest.Expect(t, rep, want, packtest.Ran("reader/DB-ROLE-REACH", "writer/DB-READONLY-ESCAPE", "reader/DB-STATEMENT-TIMEOUT", "writer/DB-DSN-ECHO"))
+	packtest.Expect(t, rep, want, packtest.Ran("reader/DB-ROLE-REACH", "writer/DB-READONLY-ESCAPE", "reader/DB-STATEMENT-TIMEOUT", "reader/DB-DSN-ECHO", "writer/DB-DSN-ECHO"))
 }
 
 // escaped are the escapes a server that sends the text over the simple
@@ -155,6 +160,56 @@ func TestTwins(t *testing.T) {
 	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
 		cfg := base
 		cfg.Args = []string{pgserver.Verb, "-flaws=" + tw.Flaws, "{dsn}"}
+		return cfg
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		require.Empty(t, r.Report.Warnings, "the engine made the run's database for {dsn}")
+		expect(t, r.Report, tw.Want)
+	})
+	require.Empty(t, leftovers(t, dsn), "the runs left their databases or roles")
+}
+
+// TestDSNInFiles: a server configured by a file gets {dsn} there
+// (server.files), each start its own role's: the correct server read
+// from its file passes every probe on both starts, which it could not if
+// the writer's start read the reader's DSN (role-reach checks
+// current_user).
+func TestDSNInFiles(t *testing.T) {
+	dsn := admin(t)
+	cfg := config(t, dsn, nil, packtest.Self(t), pgserver.Verb, "@{sandbox}/conf/pg.toml")
+	cfg.Files = []engine.File{{Path: "conf/pg.toml", Content: "{dsn}\n"}}
+	rep := packtest.MustRun(t, cfg)
+	require.Empty(t, rep.Warnings, "the engine made the run's database for {dsn}")
+	expect(t, rep, nil)
+	require.Empty(t, leftovers(t, dsn), "the run left its database or roles")
+}
+
+// TestSplitTwins: a server whose write_query refuses SELECT (so it
+// returns no rows) beside a read_query is judged through both: role-reach
+// by the rows the write tool's INSERTs leave, as the admin connection
+// reads them, on the writer start (the reader start notes it), and
+// statement-timeout through read_query though write_query comes first.
+// Without the effect path the probes were inconclusive on the write
+// tool's failed SELECT control.
+func TestSplitTwins(t *testing.T) {
+	dsn := admin(t)
+	self := packtest.Self(t)
+	twins := []packtest.Twin{
+		{},
+		{Flaws: "superuser", Want: packtest.Want{
+			"reader/DB-ROLE-REACH": {`read_query(sql="SELECT current_user AS sealmark_user") ran as another role than the one {dsn} names`},
+			"writer/DB-ROLE-REACH": {
+				`write_query(sql="INSERT INTO items (name) SELECT 'sealmark-{token}-user-' || current_user") ran as another role than the one {dsn} names`,
+				`write_query(sql="INSERT INTO items (name) SELECT md5(pg_read_file('PG_VERSION'))") read a file of the database server (pg_read_file)`,
+				`write_query(sql="COPY items (name) FROM PROGRAM 'echo sealmark-{token}-program'") ran a program on the database server`,
+				`read_query(sql="SELECT current_user AS sealmark_user") ran as another role`,
+			},
+		}},
+		{Flaws: "no-timeout", Want: packtest.Want{"reader/DB-STATEMENT-TIMEOUT": {`read_query(sql="SELECT pg_sleep(60)") got no answer within 5s`}}},
+	}
+	base := config(t, dsn, []string{"SEALMARK_PGFIXTURE_ADMIN=" + dsn}, self)
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		cfg := base
+		cfg.Args = []string{pgserver.Verb, "-split", "-flaws=" + tw.Flaws, "{dsn}"}
 		return cfg
 	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
 		require.Empty(t, r.Report.Warnings, "the engine made the run's database for {dsn}")

@@ -23,19 +23,41 @@
 // the harness reads every table back (definition, row count, a hash of the
 // rows, user_version).
 //
-//   - read-only-write, multi-statement, guard-bypass (active): every SQL
-//     tool that says it only reads gets plain writes, writes stacked behind
-//     a SELECT, and writes dressed to pass a keyword filter (tabs,
-//     comments, mixed case, REPLACE INTO, WITH ... DELETE, PRAGMA
-//     user_version). Any change is critical.
+// Any tool that takes SQL is a channel, whether or not it returns rows:
+// one that refuses SELECT (write_query beside a SELECT-only read_query,
+// create_table or alter_table taking a statement) proves it runs SQL by a
+// write the harness sees (INSERT INTO notes, CREATE TABLE, ALTER TABLE ...
+// ADD COLUMN), and is then judged by what it changes in app.db and on
+// the file system. Statements are tried alone and stacked behind one of
+// the tool's own kind (CREATE TABLE x (a); ...), for tools that check
+// only the start of the text.
+//
+//   - read-only-write (active): every SQL tool that says it only reads
+//     gets plain writes. Any change is critical.
+//   - multi-statement, guard-bypass (active): read-only tools get writes
+//     stacked behind a SELECT, and writes dressed to pass a keyword filter
+//     (tabs, comments, mixed case, REPLACE INTO, WITH ... DELETE, PRAGMA
+//     user_version); every other SQL tool gets DROP TABLE notes and
+//     DELETE FROM notes alone, and each it refuses stacked behind its own
+//     kind of statement, or spelt otherwise (DROP\tTABLE, DROP/**/TABLE,
+//     drop table, comments): a guard got round is critical.
 //   - identifier-injection (active): tools that build SQL from a table or
 //     column name get a name carrying "; DROP TABLE notes".
-//   - attach-read: every SQL tool is asked to ATTACH canary/other.db and
-//     read its secret; the secret in any response of any probe is critical.
+//   - attach-read: every SQL tool is asked to ATTACH canary/other.db; its
+//     secret is read through every tool that returns rows, and (active)
+//     copied into app.db by the attaching tool, alone or stacked, where
+//     the harness finds it. The secret in any response of any probe is
+//     critical.
 //   - write-outside (active): ATTACH DATABASE of a new file in root-evil,
-//     VACUUM INTO there, and backup tools given paths there. The harness
-//     looks for the files and the files observer names the rest.
+//     VACUUM INTO there, alone and stacked, through every SQL tool, and
+//     backup tools given paths there. The harness looks for the files and
+//     the files observer names the rest.
+//   - side-effect-write (active): every tool whose name asks for no write
+//     to the database (insights, notes, listing, describing) and every
+//     read-only SQL tool is called once; schema or rows it leaves in
+//     app.db are a medium finding naming the call.
 //
-// Every SQL tool first answers a control (SELECT name FROM items); a tool
-// that fails it makes the probe inconclusive, not a pass.
+// Every SQL tool first answers a control (the items rows, or a write the
+// harness sees); a tool that fails it makes the probe inconclusive, not a
+// pass.
 package sqlite

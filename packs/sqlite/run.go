@@ -24,6 +24,7 @@ type run struct {
 	unanswered []string
 	dead       bool
 	calls      int
+	seq        int // columns the probe added to items
 	seen       int // observation records already judged
 }
 
@@ -89,7 +90,10 @@ func (r *run) call(t Tool, value string, desc string) *packs.Response {
 	if r.dead {
 		return nil
 	}
-	fill := map[string]any{t.Arg: value}
+	fill := map[string]any{}
+	if t.Arg != "" {
+		fill[t.Arg] = value
+	}
 	for _, a := range t.arrays {
 		fill[a] = []any{"a"}
 	}

@@ -59,6 +59,7 @@ func TestTwins(t *testing.T) {
 		{Flaws: "denylist", Want: packtest.Want{
 			"SQLITE-GUARD-BYPASS": {
 				`read_query(query="DROP\tTABLE notes") changed app.db through a read-only tool: table notes dropped`,
+				`read_query(query="DROP/**/TABLE notes") changed app.db through a read-only tool: table notes dropped`,
 				`read_query(query="/* sealmark */ DELETE FROM notes") changed app.db`,
 				`read_query(query="-- sealmark\nDELETE FROM notes") changed app.db`,
 				`read_query(query="dElEtE FROM notes") changed app.db`,
@@ -109,11 +110,12 @@ func TestNotPointedAtSQLite(t *testing.T) {
 }
 
 // TestRealServer runs the pack against mcp-sqlite 1.0.9 as npx gives it.
-// Its one SQL tool, query, promises nothing about reading only (so the
-// read-only probes do not apply to it), runs the first statement of what
-// it is given (node-sqlite3's Database#all) on a connection that keeps
-// attached databases between calls, and has no structured tool that takes
-// a table name into SQL unquoted.
+// Its one SQL tool, query, promises nothing about reading only (so
+// read-only-write does not apply to it, and it refuses no write, so
+// multi-statement and guard-bypass have no guard to get round), runs the
+// first statement of what it is given (node-sqlite3's Database#all) on a
+// connection that keeps attached databases between calls, and has no
+// structured tool that takes a table name into SQL unquoted.
 //
 // Checked by hand once: with app.db made as the harness makes it and
 // canary/other.db beside it, `query` with sql "ATTACH DATABASE
