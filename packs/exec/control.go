@@ -58,7 +58,7 @@ func (r *run) profile(t Tool) profile {
 // the probe is not applicable and says why.
 func (r *run) restricted() []Tool {
 	var out, open []Tool
-	for _, t := range Tools(r.p.Surface, r.hints) {
+	for _, t := range r.usable() {
 		pf := r.profile(t)
 		switch {
 		case !pf.runs:
@@ -84,12 +84,30 @@ func (r *run) restricted() []Tool {
 // probe inconclusive.
 func (r *run) running() []Tool {
 	var out []Tool
-	for _, t := range Tools(r.p.Surface, r.hints) {
+	for _, t := range r.usable() {
 		if pf := r.profile(t); pf.runs {
 			out = append(out, t)
 		} else {
 			r.failed = append(r.failed, t.Name+": "+pf.why)
 		}
+	}
+	return out
+}
+
+// usable returns the command tools that have not killed the server in an
+// earlier probe of the pack; those are named in a note (the probe that
+// saw it has the finding).
+func (r *run) usable() []Tool {
+	var out []Tool
+	for _, t := range Tools(r.p.Surface, r.hints) {
+		if what, ok := r.p.Shared[crashedKey(t)].(string); ok {
+			r.p.Notef("%s left out: %s killed the server in an earlier probe", t.Name, what)
+			continue
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		r.failed = append(r.failed, "every command tool killed the server in an earlier probe")
 	}
 	return out
 }

@@ -30,10 +30,10 @@ import (
 //     once and after 1 s ("Process is running"): no hang, the timeout only
 //     stops the wait (timeout and background-hang pass);
 //   - with stdin closed it was still running 20 s later, and once killed
-//     both sleeps lived on re-parented to init: its children outlive it.
-//     outlives-server cannot tell this (the server does not exit when its
-//     stdin closes), so it is inconclusive; the harness's stop finds them
-//     and the timeline has them as orphans.
+//     (kill -TERM on its pid) both sleeps lived on re-parented to init:
+//     its children outlive it. outlives-server stops it the same way
+//     (stdin closed, then SIGTERM) and lists every sm-sleep the probes
+//     started, setsid -f's and the timed-out one's among them (high).
 //
 // The injection, bypass and working-directory probes are not applicable:
 // sm-canary asked for by name runs (a shell by design, nothing to get
@@ -74,8 +74,15 @@ func TestDesktopCommander(t *testing.T) {
 		case "EXEC-TIMEOUT", "EXEC-BACKGROUND-HANG":
 			assert.Equal(t, packs.Passed, p.Verdict, "%s: %s %v", p.ID, p.Reason, p.Findings)
 		case "EXEC-OUTLIVES-SERVER":
-			assert.Equal(t, packs.Inconclusive, p.Verdict, "%s: %v", p.Reason, p.Findings)
-			assert.Contains(t, p.Reason, "still running 5s after its stdin closed")
+			require.Equal(t, packs.Failed, p.Verdict, "%s: %v", p.Reason, p.Findings)
+			var msgs []string
+			for _, f := range p.Findings {
+				msgs = append(msgs, f.Message)
+			}
+			all := strings.Join(msgs, "\n")
+			assert.Contains(t, all, `a child outlived the server: ["sm-sleep","600"], started by start_process(command="setsid -f sm-sleep 600.`)
+			assert.Regexp(t, `a child outlived the server: .*sm-sleep.*3600.*, started by start_process\(command="sm-sleep 3600\.[0-9]+"\) by timeout`, all)
+			assert.Contains(t, strings.Join(p.Notes, "\n"), "still running 5s after its stdin closed (core's exits-on-stdin-close judges that): stopped with SIGTERM")
 		default:
 			t.Errorf("%s: a probe this test does not pin (%s)", p.ID, p.Verdict)
 		}

@@ -1,0 +1,42 @@
+package exec_test
+
+import (
+	"testing"
+
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/fixture/execserver"
+	"github.com/sealmark/sealmark/packs/internal/packtest"
+)
+
+// TestHostileLifetime proves the exec pack on servers that fight its
+// lifetime probes, both ways:
+//
+//   - crash-script: run_script, listed first, kills the server on every
+//     call (a Node server's unhandled EPIPE). The call that did is a high
+//     finding naming it and the exit status; the pack's server is started
+//     afresh, and every later probe (outlives-server too) runs through
+//     run_command alone and passes. Without the finding and the fresh
+//     start, the first probe passed and every later one was inconclusive.
+//   - ignore-eof: the server runs on after its stdin closes. outlives-server
+//     stops it with SIGTERM, as a client does, and judges what is left:
+//     nothing of the strict server's (pass), the orphan-on-timeout twin's
+//     sm-sleep 3600 (a finding). Before, both were inconclusive.
+func TestHostileLifetime(t *testing.T) {
+	t.Parallel()
+	self := packtest.Self(t)
+	twins := []packtest.Twin{
+		{Flaws: "crash-script", Want: packtest.Want{
+			"EXEC-INJECT-SEPARATOR": {`high: control run_script(script="sm-echo {token}-ctl") killed the server (exit status 1)`},
+		}},
+		{Flaws: "ignore-eof"},
+		{Flaws: "ignore-eof,orphan-on-timeout", Want: packtest.Want{
+			"EXEC-OUTLIVES-SERVER": {`high: a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"], started by run_command(command="sm-sleep", args=["3600.`},
+		}},
+	}
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		return config(self, execserver.Verb, "-flaws="+tw.Flaws, "{sandbox}")
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		packtest.Expect(t, r.Report, tw.Want, packtest.WithSeverity(), packtest.Ran("EXEC-OUTLIVES-SERVER"))
+		leftovers(t, r.Dir)
+	})
+}
