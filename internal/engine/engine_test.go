@@ -18,6 +18,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -25,6 +26,7 @@ import (
 func TestMain(m *testing.M) {
 	contain.Dispatch()
 	fixture.Dispatch()
+	httpfixture.Dispatch() // the HTTP fixture, for TestStartEnvironmentIsStdios
 	example.Dispatch() // the bundled example server, for BenchmarkDefaultRunSplit
 	smbin.Dispatch()
 	os.Exit(m.Run())
