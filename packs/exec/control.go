@@ -32,7 +32,7 @@ func (r *run) profile(t Tool) profile {
 	switch {
 	case res == nil:
 		pf.why = describe(t, ctl) + " got no answer"
-	case len(r.ran("sm-echo", "ctl")) > 0 || len(r.executed("", "ctl")) > 0 || strings.Contains(string(body(res)), r.marker("ctl")):
+	case len(r.ran("sm-echo", "ctl")) > 0 || len(r.executed("", "ctl")) > 0 || echoOutput(res, r.marker("ctl")):
 		pf.runs = true
 		if lines := r.executed("", "ctl"); len(lines) > 0 {
 			pf.ran = lines[0]
@@ -49,6 +49,15 @@ func (r *run) profile(t Tool) profile {
 		r.p.Shared[profileKey(t)] = pf // a failed control is tried again by the next probe
 	}
 	return pf
+}
+
+// echoOutput reports whether a response carries sm-echo's output for the
+// marker: its arguments as a JSON array, so the marker in quotes (escaped
+// inside a result's text). The command line alone (a terminal echoing
+// what was typed, an error quoting it) does not count.
+func echoOutput(res *packs.Response, marker string) bool {
+	b := string(body(res))
+	return strings.Contains(b, `"`+marker+`"`) || strings.Contains(b, `\"`+marker+`\"`)
 }
 
 // restricted returns the tools that run sm-echo but refuse sm-canary by

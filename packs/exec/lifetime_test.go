@@ -3,8 +3,12 @@ package exec_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture/execserver"
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
 
@@ -39,4 +43,22 @@ func TestHostileLifetime(t *testing.T) {
 		packtest.Expect(t, r.Report, tw.Want, packtest.WithSeverity(), packtest.Ran("EXEC-OUTLIVES-SERVER"))
 		leftovers(t, r.Dir)
 	})
+}
+
+// TestEchoIsNoRun: a tool that runs nothing but answers with the command
+// line as a terminal echoes it (with the shell's "command not found")
+// fails every control, so no probe passes on it, outlives-server included
+// (nothing was started to outlive the server). Before, the marker in the
+// echoed line was taken for sm-echo's output, and every probe passed.
+func TestEchoIsNoRun(t *testing.T) {
+	t.Parallel()
+	self := packtest.Self(t)
+	rep := packtest.MustRun(t, config(self, execserver.Verb, "-flaws=echo-only", "{sandbox}"))
+	require.Len(t, rep.Packs, 1)
+	for _, p := range rep.Packs[0].Probes {
+		assert.Equal(t, packs.Inconclusive, p.Verdict, "%s: %s %v", p.ID, p.Reason, p.Findings)
+		if p.ID != "EXEC-OUTLIVES-SERVER" {
+			assert.Contains(t, p.Reason, `run_command(command="sm-echo", args=["{token}-ctl"]) did not run sm-echo`, p.ID)
+		}
+	}
 }
