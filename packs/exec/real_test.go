@@ -30,9 +30,14 @@ import (
 //     once and after 1 s ("Process is running"): no hang, the timeout only
 //     stops the wait (timeout and background-hang pass);
 //   - with stdin closed it was still running 20 s later, and once killed
-//     (kill -TERM on its pid) both sleeps lived on re-parented to init:
-//     its children outlive it. outlives-server stops it the same way
-//     (stdin closed, then SIGTERM) and lists every sm-sleep the probes
+//     both sleeps lived on re-parented to init: its children outlive it.
+//     Checked again the way outlives-server stops it: the same driver
+//     (node dist/index.js in its own session, HOME a throwaway directory)
+//     sent initialize, notifications/initialized and tools/call
+//     start_process {"command":"setsid -f sleep 611","timeout_ms":3000},
+//     closed stdin (still alive 5 s later), sent SIGTERM to the node pid
+//     (it exited, -15) and pgrep found sleep 611 alive. outlives-server
+//     (stdin closed, then SIGTERM) lists every sm-sleep the probes
 //     started, setsid -f's and the timed-out one's among them (high).
 //
 // The injection, bypass and working-directory probes are not applicable:
