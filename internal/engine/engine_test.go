@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	contain.Dispatch()
 	fixture.Dispatch()
 	httpfixture.Dispatch() // the HTTP fixture, for TestStartEnvironmentIsStdios
-	example.Dispatch() // the bundled example server, for BenchmarkDefaultRunSplit
+	example.Dispatch()     // the bundled example server, for BenchmarkDefaultRunSplit
 	smbin.Dispatch()
 	os.Exit(m.Run())
 }
