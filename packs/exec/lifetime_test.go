@@ -62,3 +62,32 @@ func TestEchoIsNoRun(t *testing.T) {
 		}
 	}
 }
+
+// TestKilledServerIsNoPass: a server that ignores both the end of its
+// stdin and SIGTERM is killed; when nothing of it is left after SIGKILL
+// (which, with a pid namespace, ends everything in it, the orphan-on-timeout
+// twin's sm-sleep too), outlives-server cannot tell what would have
+// outlived the server, and says so rather than passing.
+func TestKilledServerIsNoPass(t *testing.T) {
+	t.Parallel()
+	self := packtest.Self(t)
+	cfg := config(self, execserver.Verb, "-flaws=ignore-eof,ignore-sigterm,orphan-on-timeout", "{sandbox}")
+	cfg.OnlyProbes = []string{"timeout", "outlives-server"}
+	rep := packtest.MustRun(t, cfg)
+	require.Len(t, rep.Packs, 1)
+	for _, p := range rep.Packs[0].Probes {
+		if p.ID != "EXEC-OUTLIVES-SERVER" {
+			continue
+		}
+		assert.Contains(t, p.Notes, "the server was still running 5s after its stdin closed (core's exits-on-stdin-close judges that): stopped with SIGTERM, then SIGKILL")
+		if len(p.Findings) > 0 {
+			// No pid namespace here: the orphan outlived the killed server.
+			assert.Contains(t, p.Findings[0].Message, `a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"]`)
+			return
+		}
+		assert.Equal(t, packs.Inconclusive, p.Verdict, p.Reason)
+		assert.Contains(t, p.Reason, "the server ignored SIGTERM too and was killed")
+		return
+	}
+	t.Fatal("outlives-server did not run")
+}
