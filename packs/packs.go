@@ -91,6 +91,12 @@ type Pack struct {
 	// first start gets them otherwise), for probes that judge where the
 	// server's environment goes (the exec pack's children).
 	Canaries bool
+	// Relaunch starts a stdio server afresh (handshake and all, the same
+	// surface and Shared) before each probe of the pack that finds it
+	// exited, so that one tool that kills the server (the exec pack's
+	// finding) does not leave every later probe without one. Off, a probe
+	// after the exit sees a dead server.
+	Relaunch bool
 }
 
 // Setup is what Pack.Starts gets to prepare its starts.

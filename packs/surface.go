@@ -280,6 +280,12 @@ type Server interface {
 	CloseStdin() error
 	// WaitExit waits up to d for the server to exit by itself.
 	WaitExit(d time.Duration) bool
+	// Terminate stops a stdio server that ignores the end of its stdin as
+	// a client would: SIGTERM to the server alone, then SIGKILL when it
+	// has not exited within grace; what it started is not signalled. It
+	// returns the signals sent, none when the server had exited (and over
+	// HTTP).
+	Terminate(grace time.Duration) []string
 	// Alive reports whether the server process is still running.
 	Alive() bool
 	// ExitStatus is "exit status 3", "signal: killed", or "" while running.

@@ -219,19 +219,19 @@ func serverEnv(s config.Settings, caller []string) (env, inherited []string) {
 // environment will have.
 func (d *doctor) command(res *config.Resolved, caller []string) {
 	s := res.Settings
+	env, _ := serverEnv(s, caller) // a --start server's too
+	where := "the sandbox's PATH"
+	if !sandboxed(s) {
+		where = "your PATH (the environment is inherited)"
+	}
 	if s.Command == "" {
 		if s.URL != "" {
 			d.ok("server", "an HTTP server at %s", redact.URL(s.URL))
 		}
 		if start := strings.Fields(s.Start); len(start) > 0 {
-			d.lookup(start[0], environ.Value(caller, "PATH"), "your PATH (a --start server inherits your environment)")
+			d.lookup(start[0], environ.Value(env, "PATH"), where)
 		}
 		return
-	}
-	env, _ := serverEnv(s, caller)
-	where := "the sandbox's PATH"
-	if !sandboxed(s) {
-		where = "your PATH (the environment is inherited)"
 	}
 	d.lookup(s.Command, environ.Value(env, "PATH"), where)
 	d.launcher(s, env)

@@ -155,7 +155,7 @@ func TestDoctorHTTPServer(t *testing.T) {
 		"--start", self+" __sealmark-fixture")
 	assert.NotContains(t, out+errOut, secret)
 	assert.Regexp(t, checkLine("ok", "server", regexp.QuoteMeta("an HTTP server at http://127.0.0.1:9/mcp")), out)
-	assert.Regexp(t, checkLine("ok", "command", regexp.QuoteMeta(self+": "+self+", found on your PATH (a --start server inherits your environment)")), out)
+	assert.Regexp(t, checkLine("ok", "command", regexp.QuoteMeta(self+": "+self+", found on the sandbox's PATH")), out, "a --start server gets the scrubbed environment, as a stdio one does")
 	assert.Contains(t, out, "header:Authorization = <redacted>")
 }
 

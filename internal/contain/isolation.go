@@ -62,7 +62,9 @@ type Isolation struct {
 	UserNS Layer // a user namespace: the server's capabilities are its namespace's only
 	// MountNS is a mount namespace where the host is read-only, the
 	// sandbox's tmp is /tmp and /var/tmp, /dev/shm is private and /proc is
-	// the server's own pid namespace's.
+	// the server's own pid namespace's; "+own-pts" in its Detail: /dev/pts
+	// is a devpts instance of its own, so the server can open a
+	// pseudo-terminal (and no host terminal).
 	MountNS Layer
 	// Secrets: in the mount namespace the credential stores of the
 	// harness user's homes, and as root the host's root-only secrets, are
@@ -101,6 +103,8 @@ type Isolation struct {
 	cgroupSet   []string    // limits Options asked for that the leaf enforces: "pids.max", "memory.max"
 	services    []string    // Options.Services, as given
 	secrets     secretsPlan // with Secrets applied: what is hidden, what is kept
+	pty         bool        // with MountNS: a private devpts instance (Detail "+own-pts")
+	ptyWhy      string      // why not, when MountNS applies
 }
 
 // Layers returns every layer in a fixed order, applied or not: what
@@ -186,6 +190,9 @@ func (i Isolation) narrow(o Options, spec *launch.Spec) Isolation {
 	}
 	if i.Secrets.Applied {
 		i.planSecrets(o, spec)
+	}
+	if !i.MountNS.Applied {
+		i.pty = false
 	}
 	return i
 }
@@ -310,6 +317,9 @@ func (i Isolation) Line() string {
 	}
 	if !i.MountNS.Applied && i.MountNS.Name != "" {
 		weaker = append(weaker, "host files' metadata changeable, host /tmp shared and other processes' /proc readable (mountns: "+i.MountNS.Why+")")
+	}
+	if i.MountNS.Applied && !i.pty && i.ptyWhy != "" {
+		weaker = append(weaker, "no pseudo-terminal for the server (devpts: "+i.ptyWhy+")")
 	}
 	if !i.SeccompNotify.Applied {
 		weaker = append(weaker, "egress not observed (seccomp-notify: "+i.SeccompNotify.Why+")",

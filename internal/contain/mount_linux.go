@@ -24,6 +24,10 @@ import (
 //     server with a hard-coded temp path writes into the sandbox, where
 //     the files observer sees it, and nothing lands in the host's /tmp;
 //   - /dev/shm is a small private tmpfs;
+//   - with mountLayout.PTY, /dev/pts is a new devpts instance of the
+//     namespace's own (newinstance, ptmxmode=0666) and /dev/ptmx its
+//     ptmx, so a server can open a pseudo-terminal (forkpty, node-pty)
+//     and reaches no terminal of the host's;
 //   - /proc is a new proc for the server's own pid namespace: no other
 //     process's environ or cmdline is there to read;
 //   - the credential stores of the harness user's home, and as root the
@@ -47,6 +51,7 @@ type mountLayout struct {
 	Tmp     string   // the sandbox's tmp, bound at /tmp and /var/tmp; "" keeps the host's (read-only)
 	Visible []string // host paths to keep visible, read-only, at their own paths
 	Hide    []string // credential stores to hide (hideAll)
+	PTY     bool     // a private devpts at /dev/pts (privatePTY)
 }
 
 // setupMounts lays the namespace out (see above). It must run in a new
@@ -146,6 +151,12 @@ func setupMounts(l mountLayout) error {
 			return fmt.Errorf("mount tmpfs on /dev/shm: %w", err)
 		}
 		writable["/dev/shm"] = true
+	}
+	if l.PTY {
+		if err := privatePTY(); err != nil {
+			return err
+		}
+		writable["/dev/pts"], writable["/dev/ptmx"] = true, true
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount proc on /proc: %w", err)
@@ -297,4 +308,46 @@ func mkFile(p string) error {
 		return fmt.Errorf("mount point %s: %w", p, err)
 	}
 	return f.Close()
+}
+
+// ptsOptions are the private devpts instance's: ptys of its own, a ptmx
+// anyone in the namespace may open, and no gid= (the tty group need not
+// be mapped in the user namespace).
+const ptsOptions = "newinstance,ptmxmode=0666,mode=0620"
+
+// privatePTY mounts a new devpts instance on /dev/pts and binds its ptmx
+// on /dev/ptmx. It must run in a new mount namespace.
+func privatePTY() error {
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, ptsOptions); err != nil {
+		return fmt.Errorf("mount devpts on /dev/pts: %w", err)
+	}
+	if err := bind("/dev/pts/ptmx", "/dev/ptmx"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// tryPTY lays the private devpts out (in the probe child's mount
+// namespace) and opens a pseudo-terminal pair through it, as forkpty does.
+func tryPTY() error {
+	if err := privatePTY(); err != nil {
+		return err
+	}
+	master, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open /dev/ptmx: %w", err)
+	}
+	defer unix.Close(master)
+	if err := unix.IoctlSetPointerInt(master, unix.TIOCSPTLCK, 0); err != nil {
+		return fmt.Errorf("unlockpt: %w", err)
+	}
+	n, err := unix.IoctlGetInt(master, unix.TIOCGPTN)
+	if err != nil {
+		return fmt.Errorf("ptsname: %w", err)
+	}
+	slave, err := unix.Open("/dev/pts/"+strconv.Itoa(n), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open /dev/pts/%d: %w", n, err)
+	}
+	return unix.Close(slave)
 }

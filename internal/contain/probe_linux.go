@@ -66,6 +66,7 @@ type probeReport struct {
 	IPCUTS        string `json:"ipc_uts"`
 	Caps          string `json:"caps"`
 	Secrets       string `json:"secrets"`
+	PTY           string `json:"pty"`
 }
 
 func probe() Isolation {
@@ -155,6 +156,12 @@ func probe() Isolation {
 		i.PidNS = applied("pidns", detail)
 		i.NetNS = layerOf("netns", "lo-only", rep.NetNS)
 		i.MountNS = layerOf("mountns", "ro-host+private-tmp+own-proc", rep.MountNS)
+		if i.MountNS.Applied {
+			i.pty, i.ptyWhy = rep.PTY == "", rep.PTY
+			if i.pty {
+				i.MountNS.Detail += "+own-pts"
+			}
+		}
 		i.Secrets = layerOf("secrets", "", rep.Secrets)
 		i.IPCUTS = layerOf("ipc+uts", "", rep.IPCUTS)
 		i.Caps = layerOf("caps", "", rep.Caps)
@@ -229,9 +236,10 @@ func probeChild() int {
 	if rep.Pid == 1 {
 		rep.NetNS = errString(tryNetNS())
 		rep.MountNS = errString(tryMounts())
-		rep.Secrets = rep.MountNS
+		rep.Secrets, rep.PTY = rep.MountNS, "needs mountns"
 		if rep.MountNS == "" {
 			rep.Secrets = errString(tryHide())
+			rep.PTY = errString(tryPTY())
 		}
 		rep.IPCUTS = errString(tryIPCUTS())
 	}

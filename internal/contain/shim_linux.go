@@ -110,6 +110,11 @@ func (c shimConfig) restrict() error {
 			if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
 				p.Writable = append(p.Writable, "/dev/shm")
 			}
+			if c.PTY {
+				// the namespace's own devpts: no terminal but the
+				// server's own is there to write to
+				p.Writable = append(p.Writable, "/dev/pts", "/dev/ptmx")
+			}
 		}
 	}
 	return restrictSelf(abi, p)
@@ -240,7 +245,7 @@ func innerShim(c shimConfig) int {
 	}
 	if c.Mount {
 		_, _ = hostPid() // before /proc is the namespace's own
-		l := mountLayout{Top: c.Top, Tmp: c.Tmp, Visible: c.Visible, Hide: c.Hide}
+		l := mountLayout{Top: c.Top, Tmp: c.Tmp, Visible: c.Visible, Hide: c.Hide, PTY: c.PTY}
 		if err := setupMounts(l); err != nil {
 			return fail("mountns", err)
 		}

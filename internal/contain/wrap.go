@@ -294,6 +294,7 @@ func wrapShim(iso Isolation, spec launch.Spec, o Options, join []string) (launch
 	}
 	if c.NS && iso.MountNS.Applied && o.SandboxTop != "" {
 		c.Mount, c.Top, c.Tmp = true, o.SandboxTop, o.SandboxTmp
+		c.PTY = iso.pty
 		c.Visible = visibleFor(neededFor(spec, exe, o.Services))
 		c.Hide = iso.secrets.Hide
 	}
@@ -338,6 +339,7 @@ type shimConfig struct {
 	Status   int      // the inner shim: where to write the server's status when it lingers; 0 without
 	Reverse  []int    // with NS: the server's ports forwarded from the host's loopback into the namespace
 	Mount    bool     // with NS: lay the mount namespace out (setupMounts)
+	PTY      bool     // with Mount: a private devpts instance at /dev/pts, its ptmx at /dev/ptmx
 	Top      string   // with Mount: the sandbox top, writable
 	Tmp      string   // with Mount: the sandbox's tmp, the server's /tmp and /var/tmp
 	Visible  []string // with Mount: host paths kept visible under the private temp directories
@@ -385,6 +387,9 @@ func (c shimConfig) args() []string {
 	}
 	if c.Mount {
 		a = append(a, "-mount")
+	}
+	if c.PTY {
+		a = append(a, "-pty")
 	}
 	if c.Top != "" {
 		a = append(a, "-top="+c.Top)
@@ -446,6 +451,7 @@ func parseShim(args []string) (shimConfig, error) {
 		return nil
 	})
 	fs.BoolVar(&c.Mount, "mount", false, "")
+	fs.BoolVar(&c.PTY, "pty", false, "")
 	fs.StringVar(&c.Top, "top", "", "")
 	fs.StringVar(&c.Tmp, "tmp", "", "")
 	fs.Func("visible", "", func(s string) error { c.Visible = append(c.Visible, s); return nil })

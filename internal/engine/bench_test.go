@@ -244,6 +244,9 @@ func (v timedView) Describe(f packs.Frame) string { return v.inner.Describe(f) }
 func (v timedView) Log() []byte                   { return v.inner.Log() }
 func (v timedView) CloseStdin() error             { return v.inner.CloseStdin() }
 func (v timedView) WaitExit(d time.Duration) bool { return v.inner.WaitExit(d) }
-func (v timedView) Alive() bool                   { return v.inner.Alive() }
-func (v timedView) ExitStatus() string            { return v.inner.ExitStatus() }
-func (v timedView) Transport() string             { return v.inner.Transport() }
+func (v timedView) Terminate(d time.Duration) []string {
+	return v.inner.Terminate(d)
+}
+func (v timedView) Alive() bool        { return v.inner.Alive() }
+func (v timedView) ExitStatus() string { return v.inner.ExitStatus() }
+func (v timedView) Transport() string  { return v.inner.Transport() }

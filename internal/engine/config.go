@@ -39,8 +39,9 @@ type Config struct {
 	Headers []environ.KV
 	// Start launches the HTTP server for URL (server.start, --start): a
 	// command line split on spaces (quotes group), placeholders expanded,
-	// run with the inherited environment in a throwaway directory; the
-	// harness waits until URL accepts connections, within StartTimeout.
+	// run as a stdio server is (the scrubbed environment, the canaries,
+	// the sandbox root, contained); the harness waits until URL accepts
+	// connections, within StartTimeout.
 	Start string
 	// Files are small files (server.files) written into the sandbox before
 	// the first start: Path is relative to the sandbox root or starts with

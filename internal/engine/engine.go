@@ -274,7 +274,9 @@ func (e *Engine) Open() error {
 		if err := contain.WriteOwner(sb.Top, e.marker); err != nil {
 			e.warn("the sandbox has no owner record, so a crashed run's leftovers cannot be swept: " + err.Error())
 		}
-		if e.cfg.InheritEnv || e.cfg.Start != "" {
+		// A server.start server gets what a stdio one gets: the scrubbed
+		// environment, the canaries and the sandbox root.
+		if e.cfg.InheritEnv {
 			// The throwaway working directory lives in the sandbox, so it
 			// goes with it and containment lets the server write there.
 			dir := filepath.Join(sb.Top, "work")

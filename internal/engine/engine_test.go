@@ -18,6 +18,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/packs"
@@ -27,7 +28,8 @@ func TestMain(m *testing.M) {
 	report.SetWriteCheck(report.ValidateJSON) // every report a test writes matches the published schema
 	contain.Dispatch()
 	fixture.Dispatch()
-	example.Dispatch() // the bundled example server, for BenchmarkDefaultRunSplit
+	httpfixture.Dispatch() // the HTTP fixture, for TestStartEnvironmentIsStdios
+	example.Dispatch()     // the bundled example server, for BenchmarkDefaultRunSplit
 	smbin.Dispatch()
 	os.Exit(m.Run())
 }

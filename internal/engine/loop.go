@@ -258,6 +258,7 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 			impossible[why] = append(impossible[why], probe.Name)
 			continue
 		}
+		e.relaunchExited(ctx, pr)
 		t.Run(probe.Name, func(t T) {
 			res := pr.RunProbe(ctx, probe)
 			results = append(results, res)

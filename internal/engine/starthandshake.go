@@ -89,3 +89,27 @@ func (e *Engine) launchRunning(pr *PackRun, first bool) error {
 	e.mu.Unlock()
 	return nil
 }
+
+// relaunchExited starts afresh the stdio server of a pack that asks for it
+// (packs.Pack.Relaunch) when it has exited during an earlier probe: a
+// fresh process with the same surface and shared values, its handshake
+// done in the era the run found. A relaunch that fails leaves the start
+// as it was (a dead server for the probes after it) and says why in the
+// report's warnings.
+func (e *Engine) relaunchExited(ctx context.Context, pr *PackRun) {
+	if !pr.pack.Relaunch || pr.proc == nil || pr.sess == nil || pr.sess.Alive() || ctx.Err() != nil || pr.abandonedWhy() != "" {
+		return
+	}
+	status := pr.proc.ExitStatus()
+	err := e.restart(pr, false)
+	if err == nil {
+		sctx, cancel := context.WithTimeout(ctx, e.cfg.StartTimeout)
+		ictx, endWatch := e.watchStart(sctx)
+		_, err = pr.sess.InitializeAs(ictx, session.Era(pr.surface.Init.Version), session.LegacyVersion)
+		endWatch()
+		cancel()
+	}
+	if err != nil {
+		e.warn(fmt.Sprintf("pack %s: the server exited (%s) and a fresh start failed: %s", pr.pack.Name, status, e.Redact(err.Error())))
+	}
+}

@@ -99,6 +99,21 @@ var children = map[string]func() int{
 		fmt.Printf(`{"grandchild":%d}`+"\n", cmd.Process.Pid)
 		return 0
 	},
+	// parent starts a sleeper that stays in the group, prints its pid and
+	// sleeps without reading stdin; SIGTERM ends it, not the sleeper.
+	"parent": func() int {
+		exe, err := os.Executable()
+		if err != nil {
+			return 1
+		}
+		cmd := exec.Command(exe, childArg, "sleeper")
+		if err := cmd.Start(); err != nil {
+			return 1
+		}
+		fmt.Printf(`{"sleeper":%d}`+"\n", cmd.Process.Pid)
+		time.Sleep(time.Hour)
+		return 0
+	},
 	"sleeper": func() int {
 		time.Sleep(time.Hour)
 		return 0

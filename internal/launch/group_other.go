@@ -21,3 +21,7 @@ func signalGroup(leader *os.Process, sig groupSignal) error {
 }
 
 func survivors(leader *os.Process) ([]int, bool) { return nil, false }
+
+// terminateSignal is the polite stop Terminate sends the leader: none
+// exists here but a forced kill.
+var terminateSignal = os.Kill

@@ -30,3 +30,6 @@ func survivors(leader *os.Process) (pids []int, alive bool) {
 	}
 	return groupMembers(leader.Pid)
 }
+
+// terminateSignal is the polite stop Terminate sends the leader.
+var terminateSignal os.Signal = syscall.SIGTERM

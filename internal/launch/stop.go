@@ -130,3 +130,27 @@ func (p *Process) drain() {
 	waitFor(p.framed, time.Second)
 	waitFor(p.logged, time.Second)
 }
+
+// Terminate stops the leader alone, as an MCP client stops a server that
+// ignores the end of its stdin: SIGTERM, then SIGKILL when it has not
+// exited within grace. Unlike Stop it signals neither the group nor what
+// the leader started, so what outlives the leader can still be seen (Stop
+// sweeps it later). It returns the signals sent, in order; none when the
+// leader had already exited.
+func (p *Process) Terminate(grace time.Duration) []string {
+	var sent []string
+	if p.WaitExit(0) {
+		return nil
+	}
+	if p.cmd.Process.Signal(terminateSignal) == nil {
+		sent = append(sent, sigTerm.String())
+	}
+	if p.WaitExit(grace) {
+		return sent
+	}
+	if p.cmd.Process.Kill() == nil {
+		sent = append(sent, sigKill.String())
+	}
+	p.WaitExit(reapTimeout)
+	return sent
+}

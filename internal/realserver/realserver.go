@@ -41,6 +41,7 @@ var (
 	GitHubMCP        = Server{"github-mcp-server-1.8.7", "github-mcp-server", "dist/index.js"}
 	MCPGit           = Server{"mcp-git-0.0.4", "mcp-git", "dist/cli.js"}
 	DesktopCommander = Server{"desktop-commander-0.2.52", "@wonderwhy-er/desktop-commander", "dist/index.js"}
+	ShellServer      = Server{"mcp-shell-server-2.7.1", "@mako10k/mcp-shell-server", "dist/index.js"}
 	Fetch            = Server{"fetch-1.1.2", "mcp-fetch-server", "dist/index.js"}
 	SQLite           = Server{"sqlite-1.0.9", "mcp-sqlite", "mcp-sqlite-server.js"}
 	DatabaseServer   = Server{"database-server-1.1.0", "@executeautomation/database-server", "dist/src/index.js"}

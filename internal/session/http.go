@@ -274,6 +274,9 @@ func (h *HTTP) Log() []byte {
 // CloseStdin is stdio-only.
 func (h *HTTP) CloseStdin() error { return ErrNotStdio }
 
+// Terminate is stdio-only: a started HTTP server is stopped with its run.
+func (h *HTTP) Terminate(time.Duration) []string { return nil }
+
 // WaitExit waits for the started process, if any.
 func (h *HTTP) WaitExit(d time.Duration) bool { return h.proc != nil && h.proc.WaitExit(d) }
 

@@ -243,6 +243,9 @@ func (s *Session) CloseStdin() error { return s.proc.CloseStdin() }
 // WaitExit waits up to d for the server to exit by itself.
 func (s *Session) WaitExit(d time.Duration) bool { return s.proc.WaitExit(d) }
 
+// Terminate sends the server SIGTERM, then SIGKILL after grace.
+func (s *Session) Terminate(grace time.Duration) []string { return s.proc.Terminate(grace) }
+
 // Alive reports whether the server is running.
 func (s *Session) Alive() bool {
 	select {

@@ -183,6 +183,8 @@ func TestTwins(t *testing.T) {
 		{"bad-arguments-code", map[string]string{"CORE-BAD-ARGUMENTS": "tools/call read_note with no arguments was answered with error -32603"}, false},
 		// bad-arguments tries every tool, not only the first.
 		{"second-tool-bad-arguments", map[string]string{"CORE-BAD-ARGUMENTS": "tools/call find_note with query of the wrong type (string expected) was answered with error -32603"}, false},
+		// Each required argument is left out in turn, the others given.
+		{"omitted-argument-code", map[string]string{"CORE-BAD-ARGUMENTS": "tools/call count_notes with only its required case_sensitive left out was answered with error -32603"}, false},
 		{"asks-client", map[string]string{"CORE-CLIENT-CAPABILITIES": "the server sent sampling/createMessage (once) although the client declared no sampling capability"}, false},
 		{"asks-client-flood", map[string]string{"CORE-CLIENT-CAPABILITIES": "the server sent elicitation/create (50 times) although the client declared no elicitation capability"}, false},
 		{"crash-on-large-argument", map[string]string{"CORE-LARGE-ARGUMENT": "the server exited on tools/call read_note with a 1 MiB name"}, false},

@@ -91,9 +91,12 @@ var simpleTypes = []string{"string", "number", "integer", "boolean", "array", "o
 
 // badArgumentTools and badArgumentBudget bound bad-arguments: at most so
 // many tools, and no new tool once the budget (in call timeouts) is spent.
+// badArgumentOmitted bounds how many of a tool's required arguments are
+// each left out in turn (the others given) when it has two or more.
 const (
-	badArgumentTools  = 32
-	badArgumentBudget = 6
+	badArgumentTools   = 32
+	badArgumentBudget  = 6
+	badArgumentOmitted = 8
 )
 
 var badArguments = packs.Probe{
@@ -101,7 +104,7 @@ var badArguments = packs.Probe{
 	Name:     "bad-arguments",
 	Severity: packs.Medium,
 	CWE:      "CWE-20",
-	Doc:      "tools/call with missing or wrong-typed arguments must be refused with an isError result or -32602, without a crash, a hang or -32603 (spec 2025-11-25 server/tools#error-handling); every tool that may be called, answered the sweep and has a required argument of a JSON type is tried, up to 32 tools",
+	Doc:      "tools/call with missing or wrong-typed arguments must be refused with an isError result or -32602, without a crash, a hang or -32603 (spec 2025-11-25 server/tools#error-handling); every tool that may be called, answered the sweep and has a required argument of a JSON type is tried, up to 32 tools, with no arguments, one of the wrong type, and each required one left out in turn (up to 8) when it has two or more",
 	Run: func(p *packs.Pass) {
 		if !ready(p) {
 			return
@@ -142,18 +145,40 @@ var badArguments = packs.Probe{
 	},
 }
 
-// badArgumentCalls calls t with no arguments and with pr of the wrong type
-// and judges the answers; it returns false when the server stopped
-// answering, so no further tool is tried.
+// badArgumentCalls calls t with no arguments, with pr of the wrong type,
+// and, when t has two or more required arguments, with each of them (up
+// to badArgumentOmitted) left out and the rest given (drop_table without
+// its confirm), and judges the answers; it returns false when the server
+// stopped answering, so no further tool is tried.
 func badArgumentCalls(p *packs.Pass, t packs.Tool, pr packs.Prop) bool {
 	wrong, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{pr.Name: wrongValue(pr.Type)})
-	for _, c := range []struct {
+	type call struct {
 		what string
 		args map[string]any
-	}{
+	}
+	calls := []call{
 		{"no arguments", map[string]any{}},
 		{pr.Name + " of the wrong type (" + pr.Type + " expected)", wrong},
-	} {
+	}
+	var required []string
+	for _, q := range packs.Props(t.InputSchema) {
+		if q.Required {
+			required = append(required, q.Name)
+		}
+	}
+	if len(required) >= 2 {
+		slices.Sort(required) // the schema's map order is no order
+		if len(required) > badArgumentOmitted {
+			p.Notef("%s has %d required arguments; the first %d are each left out", t.Name, len(required), badArgumentOmitted)
+			required = required[:badArgumentOmitted]
+		}
+		for _, name := range required {
+			args, _ := packs.Arguments(t.InputSchema, p.Token, nil)
+			delete(args, name)
+			calls = append(calls, call{"only its required " + name + " left out", args})
+		}
+	}
+	for _, c := range calls {
 		what := "tools/call " + t.Name + " with " + c.what
 		res, err := p.Call(t.Name, c.args)
 		if callFailed(p, err, what) {

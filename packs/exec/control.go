@@ -32,7 +32,7 @@ func (r *run) profile(t Tool) profile {
 	switch {
 	case res == nil:
 		pf.why = describe(t, ctl) + " got no answer"
-	case len(r.ran("sm-echo", "ctl")) > 0 || len(r.executed("", "ctl")) > 0 || strings.Contains(string(body(res)), r.marker("ctl")):
+	case len(r.ran("sm-echo", "ctl")) > 0 || len(r.executed("", "ctl")) > 0 || echoOutput(res, r.marker("ctl")):
 		pf.runs = true
 		if lines := r.executed("", "ctl"); len(lines) > 0 {
 			pf.ran = lines[0]
@@ -51,6 +51,15 @@ func (r *run) profile(t Tool) profile {
 	return pf
 }
 
+// echoOutput reports whether a response carries sm-echo's output for the
+// marker: its arguments as a JSON array, so the marker in quotes (escaped
+// inside a result's text). The command line alone (a terminal echoing
+// what was typed, an error quoting it) does not count.
+func echoOutput(res *packs.Response, marker string) bool {
+	b := string(body(res))
+	return strings.Contains(b, `"`+marker+`"`) || strings.Contains(b, `\"`+marker+`\"`)
+}
+
 // restricted returns the tools that run sm-echo but refuse sm-canary by
 // name: the ones whose restriction a probe can try to get around. Tools
 // that run any program are named in a note (nothing to get around), tools
@@ -58,7 +67,7 @@ func (r *run) profile(t Tool) profile {
 // the probe is not applicable and says why.
 func (r *run) restricted() []Tool {
 	var out, open []Tool
-	for _, t := range Tools(r.p.Surface, r.hints) {
+	for _, t := range r.usable() {
 		pf := r.profile(t)
 		switch {
 		case !pf.runs:
@@ -84,12 +93,30 @@ func (r *run) restricted() []Tool {
 // probe inconclusive.
 func (r *run) running() []Tool {
 	var out []Tool
-	for _, t := range Tools(r.p.Surface, r.hints) {
+	for _, t := range r.usable() {
 		if pf := r.profile(t); pf.runs {
 			out = append(out, t)
 		} else {
 			r.failed = append(r.failed, t.Name+": "+pf.why)
 		}
+	}
+	return out
+}
+
+// usable returns the command tools that have not killed the server in an
+// earlier probe of the pack; those are named in a note (the probe that
+// saw it has the finding).
+func (r *run) usable() []Tool {
+	var out []Tool
+	for _, t := range Tools(r.p.Surface, r.hints) {
+		if what, ok := r.p.Shared[crashedKey(t)].(string); ok {
+			r.p.Notef("%s left out: %s killed the server in an earlier probe", t.Name, what)
+			continue
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		r.failed = append(r.failed, "every command tool killed the server in an earlier probe")
 	}
 	return out
 }

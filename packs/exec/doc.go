@@ -56,9 +56,21 @@
 //   - background-hang (medium, CWE-833): a child left in the background
 //     (&, nohup, setsid -f, a double fork) must not hold the call until
 //     the harness's call timeout;
-//   - outlives-server (high, CWE-404), last: the server's stdin is
-//     closed, and every process of the run still alive once it exited is
-//     a finding with its argv and the probe that started it.
+//   - outlives-server (high, CWE-404), last: when no earlier probe
+//     started a child in the background on the server now running, it
+//     starts them itself through every tool that runs its control (and
+//     is inconclusive when none does); then the server's stdin is closed,
+//     a server still running ExitGrace later is stopped as a client stops
+//     it (SIGTERM to the server alone, SIGKILL after TermGrace), and every
+//     process of the run still alive once it exited (setsid's children
+//     included) is a finding with its argv and the probe that started it.
+//
+// A call during which the server exits is a finding of the probe that
+// made it (high, naming the call and the exit status or signal); the
+// pack asks for a fresh server before its next probe (packs.Pack.Relaunch)
+// and its later probes leave that tool out. The control counts only
+// sm-echo's own output (its arguments as a JSON array) or its exec
+// record: a terminal echoing the typed line back ran nothing.
 //
 // Every finding's evidence carries the command line the server executed,
 // from the exec records, redacted; every probe notes the command lines

@@ -26,6 +26,9 @@ func Hinted(hints ...Hint) packs.Pack {
 		// The children must be able to inherit something for
 		// env-inheritance to judge.
 		Canaries: true,
+		// A tool that kills the server is a finding once; the probes
+		// after it get a fresh server and leave that tool out.
+		Relaunch: true,
 	}
 	for _, f := range families {
 		pk.Probes = append(pk.Probes, injectProbe(f, hints))
@@ -36,7 +39,7 @@ func Hinted(hints ...Hint) packs.Pack {
 		outputFlood(hints),
 		timeout(hints),
 		background(hints),
-		outlivesServer, // last: it stops the server
+		outlivesServer(hints), // last: it stops the server
 	)
 	return pk
 }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,16 +12,33 @@ import (
 
 // started remembers, across the probes of one start, the sm-sleep
 // arguments the lifetime probes asked for and which form each was, so
-// outlives-server can name the form a survivor came from.
+// outlives-server can name the form a survivor came from, and knows
+// whether anything was started in the background of the server now
+// running (a server started afresh after a tool killed it has started
+// nothing yet).
 const startedKey = "exec/started"
 
+type startedOn struct {
+	server packs.Server
+	args   map[string]string
+}
+
 func (r *run) remember(arg, what string) {
-	m, _ := r.p.Shared[startedKey].(map[string]string)
-	if m == nil {
-		m = map[string]string{}
+	m, _ := r.p.Shared[startedKey].(*startedOn)
+	if m == nil || m.server != r.p.Server {
+		m = &startedOn{server: r.p.Server, args: map[string]string{}}
 		r.p.Shared[startedKey] = m
 	}
-	m[arg] = what
+	m.args[arg] = what
+}
+
+// startedHere returns what the lifetime probes started on the server now
+// running.
+func startedHere(p *packs.Pass) map[string]string {
+	if m, _ := p.Shared[startedKey].(*startedOn); m != nil && m.server == p.Server {
+		return m.args
+	}
+	return nil
 }
 
 // detaching are the forms that start sm-sleep so it outlives the call.
@@ -43,23 +61,12 @@ func background(hints []Hint) packs.Probe {
 			}
 			noted := 0
 			for _, t := range r.running() {
-				for i, d := range detaching {
-					arg := r.sleepArg(600, i)
-					pl := payload{line: strings.ReplaceAll(d.line, "{s}", arg)}
-					r.remember(arg, fmt.Sprintf("%s by background-hang (%s)", describe(t, pl), d.what))
-					res, took := r.call(t, pl, describe(t, pl))
-					r.noteExecuted(&noted)
-					if r.dead {
-						break
-					}
-					if res == nil {
-						// The unanswered call is this probe's finding, not a
-						// reason to doubt it.
-						r.unanswered = r.unanswered[:len(r.unanswered)-1]
-						p.Reportf("%s did not return within the call timeout (%s): the server waits on a child it left in the background (%s)", describe(t, pl), p.CallTimeout, d.what).
-							Evidencef("process", "sm-sleep %s was started with %s and the call got no answer for %s", arg, d.what, took.Round(100*time.Millisecond))
-						break // every later form would cost the call timeout again
-					}
+				if pl, took, hung := r.detach(t, "background-hang", &noted); hung {
+					p.Reportf("%s did not return within the call timeout (%s): the server waits on a child it left in the background (%s)", describe(t, pl.payload), p.CallTimeout, pl.what).
+						Evidencef("process", "sm-sleep %s was started with %s and the call got no answer for %s", pl.arg, pl.what, took.Round(100*time.Millisecond))
+				}
+				if r.dead {
+					break
 				}
 			}
 			r.settle()
@@ -69,6 +76,37 @@ func background(hints []Hint) packs.Probe {
 			r.finish()
 		},
 	}
+}
+
+// detached is one call of detach: the payload, its form and its sm-sleep
+// argument.
+type detached struct {
+	payload
+	what, arg string
+}
+
+// detach runs every detaching form through t, each started sm-sleep
+// remembered for outlives-server as started by probe. It stops at the
+// first call that gets no answer (every later form would cost the call
+// timeout again) and returns it with hung set: the hang is
+// background-hang's finding, not a reason to doubt the probe.
+func (r *run) detach(t Tool, probe string, noted *int) (last detached, took time.Duration, hung bool) {
+	for i, d := range detaching {
+		arg := r.sleepArg(600, i)
+		last = detached{payload: payload{line: strings.ReplaceAll(d.line, "{s}", arg)}, what: d.what, arg: arg}
+		r.remember(arg, fmt.Sprintf("%s by %s (%s)", describe(t, last.payload), probe, d.what))
+		var res *packs.Response
+		res, took = r.call(t, last.payload, describe(t, last.payload))
+		r.noteExecuted(noted)
+		if r.dead {
+			return last, took, false
+		}
+		if res == nil {
+			r.unanswered = r.unanswered[:len(r.unanswered)-1]
+			return last, took, true
+		}
+	}
+	return last, took, false
 }
 
 func timeout(hints []Hint) packs.Probe {
@@ -136,47 +174,95 @@ const exitSettle = 200 * time.Millisecond
 // once its stdin is closed.
 var ExitGrace = 5 * time.Second
 
-var outlivesServer = packs.Probe{
-	ID: "EXEC-OUTLIVES-SERVER", Name: "outlives-server", Severity: packs.High, CWE: "CWE-404", Active: true,
-	Doc: "nothing a command tool started (in the background, past its timeout) may outlive the server: it comes last, closes the server's stdin and lists what is left",
-	Run: func(p *packs.Pass) {
-		if p.Observed == nil {
-			p.NotApplicable("no process observer on this run")
-			return
-		}
-		if p.Server.Transport() != "stdio" {
-			p.NotApplicable("an HTTP server outlives each pack's session; what outlives it is swept and recorded when the run ends")
-			return
-		}
-		if p.Server.Alive() {
-			if err := p.Server.CloseStdin(); err != nil {
-				p.Inconclusive("could not close the server's stdin: %v", err)
+// TermGrace bounds how long outlives-server waits for a server that
+// ignored the end of its stdin to exit after SIGTERM, before SIGKILL.
+var TermGrace = 2 * time.Second
+
+func outlivesServer(hints []Hint) packs.Probe {
+	return packs.Probe{
+		ID: "EXEC-OUTLIVES-SERVER", Name: "outlives-server", Severity: packs.High, CWE: "CWE-404", Active: true,
+		Doc: "nothing a command tool started (in the background, past its timeout) may outlive the server: it comes last, starts children in the background when no earlier probe did on this server, stops the server as a client does (stdin closed, then SIGTERM, then SIGKILL) and lists what is left",
+		Run: func(p *packs.Pass) {
+			if p.Observed == nil {
+				p.NotApplicable("no process observer on this run")
 				return
 			}
-			if !p.Server.WaitExit(ExitGrace) {
-				p.Inconclusive("the server was still running %s after its stdin closed, so what outlives it cannot be told (core's exits-on-stdin-close judges that)", ExitGrace)
+			if p.Server.Transport() != "stdio" {
+				p.NotApplicable("an HTTP server outlives each pack's session; what outlives it is swept and recorded when the run ends")
 				return
 			}
-		}
-		// What the server's exit stops dies now: its children are given
-		// exitSettle to go. With none left there is nothing to wait for
-		// (only a live process starts another).
-		survivors := p.Observed.Survivors()
-		for deadline := time.Now().Add(exitSettle); len(survivors) > 0 && time.Now().Before(deadline) && p.Ctx.Err() == nil; {
-			time.Sleep(20 * time.Millisecond)
-			survivors = p.Observed.Survivors()
-		}
-		started, _ := p.Shared[startedKey].(map[string]string)
-		for _, s := range survivors {
-			from := ""
-			for arg, what := range started {
-				if strings.Contains(s.Data[observers.KeyArgv], arg) {
-					from = ", started by " + what
+			if len(startedHere(p)) == 0 && p.Server.Alive() {
+				// No earlier probe started anything on this server (it may
+				// be a fresh start after a tool killed the last one): start
+				// the background children here, through every tool that
+				// runs its control.
+				r := start(p, hints)
+				if r == nil {
+					return
+				}
+				noted := 0
+				for _, t := range r.running() {
+					if _, _, hung := r.detach(t, "outlives-server", &noted); hung {
+						p.Notef("%s got no answer with a child in the background (judged by background-hang)", t.Name)
+					}
+					if r.dead {
+						break
+					}
+				}
+				r.settle()
+				if len(startedHere(p)) == 0 {
+					why := "no command tool ran its control"
+					if len(r.failed) > 0 {
+						why = "control failed: " + strings.Join(r.failed, "; ")
+					}
+					p.Inconclusive("nothing was started in the background, so nothing could outlive the server: %s", why)
+					return
 				}
 			}
-			p.Reportf("a child outlived the server: %s%s", stable(s.Data[observers.KeyArgv]), from).Evidencef("process", "%s", s.Summary)
-		}
-	},
+			if len(startedHere(p)) == 0 {
+				p.Inconclusive("the server exited (%s) before any child was started in the background, so what outlives it cannot be told", p.Server.ExitStatus())
+				return
+			}
+			killed := false
+			if p.Server.Alive() {
+				if err := p.Server.CloseStdin(); err != nil {
+					p.Inconclusive("could not close the server's stdin: %v", err)
+					return
+				}
+				if !p.Server.WaitExit(ExitGrace) {
+					// A client stops such a server with signals; what it
+					// started is then left as the client would leave it.
+					sent := p.Server.Terminate(TermGrace)
+					p.Notef("the server was still running %s after its stdin closed (core's exits-on-stdin-close judges that): stopped with %s", ExitGrace, strings.Join(sent, ", then "))
+					killed = slices.Contains(sent, "SIGKILL")
+				}
+			}
+			// What the server's exit stops dies now: its children are given
+			// exitSettle to go. With none left there is nothing to wait for
+			// (only a live process starts another).
+			survivors := p.Observed.Survivors()
+			for deadline := time.Now().Add(exitSettle); len(survivors) > 0 && time.Now().Before(deadline) && p.Ctx.Err() == nil; {
+				time.Sleep(20 * time.Millisecond)
+				survivors = p.Observed.Survivors()
+			}
+			if len(survivors) == 0 && killed {
+				// SIGKILL of the server's process (with namespaces, the
+				// sandbox's shim) may end everything it started with it.
+				p.Inconclusive("the server ignored SIGTERM too and was killed; nothing of it is left, which SIGKILL may have brought about (it ends the sandbox's pid namespace)")
+				return
+			}
+			started := startedHere(p)
+			for _, s := range survivors {
+				from := ""
+				for arg, what := range started {
+					if strings.Contains(s.Data[observers.KeyArgv], arg) {
+						from = ", started by " + what
+					}
+				}
+				p.Reportf("a child outlived the server: %s%s", stable(s.Data[observers.KeyArgv]), from).Evidencef("process", "%s", s.Summary)
+			}
+		},
+	}
 }
 
 // stable is a survivor's argv for a message, without the sm-sleep

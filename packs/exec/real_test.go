@@ -31,9 +31,14 @@ import (
 //     stops the wait (timeout and background-hang pass);
 //   - with stdin closed it was still running 20 s later, and once killed
 //     both sleeps lived on re-parented to init: its children outlive it.
-//     outlives-server cannot tell this (the server does not exit when its
-//     stdin closes), so it is inconclusive; the harness's stop finds them
-//     and the timeline has them as orphans.
+//     Checked again the way outlives-server stops it: the same driver
+//     (node dist/index.js in its own session, HOME a throwaway directory)
+//     sent initialize, notifications/initialized and tools/call
+//     start_process {"command":"setsid -f sleep 611","timeout_ms":3000},
+//     closed stdin (still alive 5 s later), sent SIGTERM to the node pid
+//     (it exited, -15) and pgrep found sleep 611 alive. outlives-server
+//     (stdin closed, then SIGTERM) lists every sm-sleep the probes
+//     started, setsid -f's and the timed-out one's among them (high).
 //
 // The injection, bypass and working-directory probes are not applicable:
 // sm-canary asked for by name runs (a shell by design, nothing to get
@@ -74,8 +79,15 @@ func TestDesktopCommander(t *testing.T) {
 		case "EXEC-TIMEOUT", "EXEC-BACKGROUND-HANG":
 			assert.Equal(t, packs.Passed, p.Verdict, "%s: %s %v", p.ID, p.Reason, p.Findings)
 		case "EXEC-OUTLIVES-SERVER":
-			assert.Equal(t, packs.Inconclusive, p.Verdict, "%s: %v", p.Reason, p.Findings)
-			assert.Contains(t, p.Reason, "still running 5s after its stdin closed")
+			require.Equal(t, packs.Failed, p.Verdict, "%s: %v", p.Reason, p.Findings)
+			var msgs []string
+			for _, f := range p.Findings {
+				msgs = append(msgs, f.Message)
+			}
+			all := strings.Join(msgs, "\n")
+			assert.Contains(t, all, `a child outlived the server: ["sm-sleep","600"], started by start_process(command="setsid -f sm-sleep 600.`)
+			assert.Regexp(t, `a child outlived the server: .*sm-sleep.*3600.*, started by start_process\(command="sm-sleep 3600\.[0-9]+"\) by timeout`, all)
+			assert.Contains(t, strings.Join(p.Notes, "\n"), "still running 5s after its stdin closed (core's exits-on-stdin-close judges that): stopped with SIGTERM")
 		default:
 			t.Errorf("%s: a probe this test does not pin (%s)", p.ID, p.Verdict)
 		}

@@ -122,13 +122,32 @@ func (r *run) call(t Tool, pl payload, what string) (res *packs.Response, took t
 		return res, took
 	case errors.Is(err, packs.ErrClosed) || !r.p.Server.Alive():
 		r.dead = true
-		r.p.Notef("the server exited during %s (%s)", what, r.p.Server.ExitStatus())
+		r.killed(t, what)
 	case errors.Is(err, packs.ErrNoAnswer):
 		r.unanswered = append(r.unanswered, what)
 	default:
 		r.unanswered = append(r.unanswered, fmt.Sprintf("%s (%v)", what, err))
 	}
 	return nil, took
+}
+
+// crashedKey marks, across the probes of one pack, a tool whose call
+// killed the server: reported once, left out of every later probe (the
+// pack's server is started afresh after it, packs.Pack.Relaunch).
+func crashedKey(t Tool) string { return "exec/crashed/" + t.Name }
+
+// killed records that the server exited during a call of t: a finding,
+// high, naming the call and the exit status or signal, unless the probe
+// itself was being cut short (then the exit says nothing of the tool).
+func (r *run) killed(t Tool, what string) {
+	status := r.p.Server.ExitStatus()
+	if r.p.Ctx.Err() != nil || status == "" {
+		r.p.Notef("the server exited during %s (%s)", what, status)
+		return
+	}
+	r.p.Shared[crashedKey(t)] = what
+	r.p.Reportf("%s killed the server (%s)", what, status).
+		Evidencef("process", "the server exited (%s) while the call was pending; it took no request after it", status).Severity = packs.High
 }
 
 // describe names a call for a message: tool(command="line").
