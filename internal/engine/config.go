@@ -122,6 +122,12 @@ type Config struct {
 	Caller []string
 	// Log receives warnings and progress lines; default io.Discard.
 	Log io.Writer
+	// SweepLog receives what the start of the run removed of earlier,
+	// dead runs (their sandboxes, processes and observer directories),
+	// which is no part of this server's run; default Log. A front end
+	// running several servers gives it a log of its own, so that no
+	// server's lines carry another run's cleanup.
+	SweepLog io.Writer
 	// Version is the tool version written into the report.
 	Version string
 	// DBAdminDSN is db.admin_dsn: the PostgreSQL admin connection string
@@ -222,6 +228,9 @@ func (c *Config) defaults() {
 	}
 	if c.Log == nil {
 		c.Log = io.Discard
+	}
+	if c.SweepLog == nil {
+		c.SweepLog = c.Log
 	}
 	if c.Version == "" {
 		c.Version = "dev"

@@ -242,10 +242,10 @@ func (e *Engine) Open() error {
 		parent = os.TempDir()
 	}
 	for _, line := range contain.SweepStale(parent) {
-		fmt.Fprintf(e.cfg.Log, "sealmark: stale run: %s\n", line)
+		fmt.Fprintf(e.cfg.SweepLog, "sealmark: stale run: %s\n", line)
 	}
 	for _, dir := range files.SweepStale() {
-		fmt.Fprintf(e.cfg.Log, "sealmark: stale run: removed the files observer's directory %s\n", dir)
+		fmt.Fprintf(e.cfg.SweepLog, "sealmark: stale run: removed the files observer's directory %s\n", dir)
 	}
 	e.marker = process.Marker()
 	if e.cfg.NoSandbox {

@@ -131,13 +131,16 @@ func Run(ctx context.Context, entries []Entry, o *Options) []Result {
 	next := make(chan int)
 	var wg sync.WaitGroup
 	var logMu sync.Mutex
+	// What a server's start sweeps of earlier, dead runs is the scan's,
+	// not that server's: its lines carry no server's name.
+	sweep := &prefixWriter{w: o.Log, mu: &logMu}
 	for range min(jobs, len(entries)) {
 		wg.Add(1)
 		go func() { // a worker takes the entries in order
 			defer wg.Done()
 			for i := range next {
 				e := entries[i]
-				out[i] = runOne(ctx, e, o, &prefixWriter{w: o.Log, mu: &logMu, prefix: e.Name + ": "})
+				out[i] = runOne(ctx, e, o, &prefixWriter{w: o.Log, mu: &logMu, prefix: e.Name + ": "}, sweep)
 				if o.Done != nil {
 					o.Done(out[i])
 				}
@@ -153,7 +156,7 @@ func Run(ctx context.Context, entries []Entry, o *Options) []Result {
 }
 
 // runOne makes one entry ready and runs it.
-func runOne(ctx context.Context, e Entry, o *Options, log io.Writer) Result {
+func runOne(ctx context.Context, e Entry, o *Options, log, sweep io.Writer) Result {
 	started := time.Now()
 	if e.Invalid != nil {
 		return Result{Name: e.Name, Launcher: "-", Report: errorReport(e, nil, e.Invalid, o, started)}
@@ -181,7 +184,7 @@ func runOne(ctx context.Context, e Entry, o *Options, log io.Writer) Result {
 	if err != nil {
 		return fail(err)
 	}
-	cfg.Log, cfg.Version, cfg.Cwd = log, o.Version, o.Cwd
+	cfg.Log, cfg.SweepLog, cfg.Version, cfg.Cwd = log, sweep, o.Version, o.Cwd
 	cfg.HintsAt = resolved.At
 	cfg.Secrets, cfg.Custom = p.secrets, p.custom
 	cfg.Staged = p.staged
