@@ -19,8 +19,8 @@ var layers = []struct {
 	rank     int
 	prefixes []string
 }{
-	{0, []string{"observers", "internal/version", "internal/mcpwire", "internal/example", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout", "internal/hostpath", "internal/quota"}},
-	{1, []string{"internal/launch", "internal/contain", "internal/seccomp"}},
+	{0, []string{"observers", "internal/version", "internal/mcpwire", "internal/example", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout", "internal/hostpath", "internal/quota", "internal/startvalue"}},
+	{1, []string{"internal/launch", "internal/contain", "internal/seccomp", "internal/pin"}},
 	{2, []string{"observers/"}},
 	{3, []string{"packs", "internal/sandbox", "internal/session"}},
 	{4, []string{"packs/", "internal/report", "internal/config"}},
