@@ -208,6 +208,7 @@ func runOne(ctx context.Context, e Entry, o *Options, log, sweep io.Writer) Resu
 		res.Pinned = o.writeLock(eng, rep, e.Name)
 	}
 	rep.Warnings = append(append(p.header(), rep.Warnings...), p.notes...)
+	rep.HarnessError = p.missingCause(rep.HarnessError)
 	res.Report = rep
 	return res
 }

@@ -21,6 +21,7 @@ type plan struct {
 	secrets  []string
 	notes    []string        // for the report's warnings: paths replaced or kept, staged or withheld, inputs
 	staged   []engine.Staged // host files copied into the sandbox
+	withheld []string        // files named in args or env that were not staged, and why
 	custom   []string
 }
 

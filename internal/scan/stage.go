@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
@@ -46,18 +47,18 @@ func (p *plan) stage(path, offer string, o *Options) {
 		p.notes = append(p.notes, fmt.Sprintf("scan: staged: %s as an empty directory for %s (its content was not copied)", offer, path))
 		return
 	case !st.Mode().IsRegular():
-		p.notes = append(p.notes, fmt.Sprintf("scan: withheld: %s is not a regular file; %s does not exist", path, offer))
+		p.withhold(fmt.Sprintf("scan: withheld: %s is not a regular file; %s does not exist", path, offer))
 		return
 	case hostpath.Credentials(path):
-		p.notes = append(p.notes, fmt.Sprintf("scan: withheld: %s looks like a credentials file and was not copied to %s; scan --as-configured passes the host path as configured", path, offer))
+		p.withhold(fmt.Sprintf("scan: withheld: %s looks like a credentials file and was not copied to %s; scan --as-configured passes the host path as configured", path, offer))
 		return
 	case st.Size() > MaxStagedBytes:
-		p.notes = append(p.notes, fmt.Sprintf("scan: withheld: %s is %d bytes, over the %d-byte bound for a staged file; %s does not exist", path, st.Size(), MaxStagedBytes, offer))
+		p.withhold(fmt.Sprintf("scan: withheld: %s is %d bytes, over the %d-byte bound for a staged file; %s does not exist", path, st.Size(), MaxStagedBytes, offer))
 		return
 	}
 	data, err := readBounded(local, MaxStagedBytes)
 	if err != nil {
-		p.notes = append(p.notes, fmt.Sprintf("scan: withheld: %s could not be read (%v); %s does not exist", path, err, offer))
+		p.withhold(fmt.Sprintf("scan: withheld: %s could not be read (%v); %s does not exist", path, err, offer))
 		return
 	}
 	p.staged = append(p.staged, engine.Staged{Path: offer, Data: data})
@@ -79,4 +80,27 @@ func readBounded(name string, max int64) ([]byte, error) {
 		return nil, errors.New("over the bound")
 	}
 	return data, nil
+}
+
+// withhold notes a file that was not staged ("scan: withheld: ..."): a
+// warning in the report, and, should the server fail to find a file it
+// was given, the cause its start failure names first (missingCause).
+func (p *plan) withhold(note string) {
+	p.notes = append(p.notes, note)
+	p.withheld = append(p.withheld, strings.TrimPrefix(note, "scan: withheld: "))
+}
+
+// missingFile is the start failure's first line when the server could not
+// find a file it was given (internal/engine's causes).
+const missingFile = "could not find a file it was given"
+
+// missingCause puts the files scan withheld first in a start failure that
+// says the server could not find a file it was given: scan's own choice,
+// not the user's configuration, is then the cause a reader meets first.
+func (p *plan) missingCause(harnessError string) string {
+	first, _, _ := strings.Cut(harnessError, "\n")
+	if len(p.withheld) == 0 || !strings.Contains(first, missingFile) {
+		return harnessError
+	}
+	return "scan withheld a file the server was given, which it then could not find: " + strings.Join(p.withheld, "; ") + "\n" + harnessError
 }

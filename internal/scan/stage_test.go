@@ -106,6 +106,9 @@ func TestAConfigFileNamedInArgsOrEnvReachesTheServer(t *testing.T) {
 	rep = scanFixture(t, cwd, []string{"--config", "credentials.json"}, nil)
 	assert.NotEmpty(t, rep.HarnessError, "a withheld credentials file does not reach the server")
 	assert.Contains(t, strings.Join(rep.Warnings, "\n"), "scan: withheld: credentials.json looks like a credentials file")
+	first, _, _ := strings.Cut(rep.HarnessError, "\n")
+	assert.Equal(t, "scan withheld a file the server was given, which it then could not find: credentials.json looks like a credentials file and was not copied to {sandbox}/credentials.json; scan --as-configured passes the host path as configured", first,
+		"the start failure names scan's withholding first, not the user's configuration")
 }
 
 func TestEveryRewriteAndStagingInEveryFormat(t *testing.T) {
