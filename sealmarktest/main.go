@@ -36,7 +36,7 @@ func Main(m *testing.M) {
 	handled := make(chan struct{})
 	stop := cleanup.OnSignal(func(sig os.Signal) {
 		caught.Store(sig)
-		cleanup.Run()
+		cleanup.Exit()
 		close(handled)
 		os.Exit(cleanup.ExitCode(sig))
 	})

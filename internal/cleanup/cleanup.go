@@ -18,15 +18,23 @@ import (
 )
 
 var (
-	mu    sync.Mutex
-	next  int
-	tasks = map[int]func(){}
+	mu     sync.Mutex
+	next   int
+	tasks  = map[int]func(){}
+	closed bool // Exit ran: whatever is added now runs at once
 )
 
 // Add registers fn to run on Run and returns a function that removes it
-// again (without running it). Tasks run newest first.
+// again (without running it). Tasks run newest first. Once Exit has run,
+// fn runs at once instead: the harness is on its way out, and a start
+// that was in flight when the signal came must not outlive it.
 func Add(fn func()) (remove func()) {
 	mu.Lock()
+	if closed {
+		mu.Unlock()
+		fn()
+		return func() {}
+	}
 	defer mu.Unlock()
 	next++
 	id := next
@@ -65,6 +73,15 @@ func Run() {
 	}
 }
 
+// Exit is Run for a harness that is about to exit on a signal: it runs
+// every task and, from then on, runs each task added at once.
+func Exit() {
+	mu.Lock()
+	closed = true
+	mu.Unlock()
+	Run()
+}
+
 // Pending reports how many tasks are registered.
 func Pending() int {
 	mu.Lock()
@@ -93,7 +110,7 @@ func OnSignal(first func(os.Signal)) (stop func()) {
 		}
 		select {
 		case sig := <-ch:
-			Run()
+			Exit()
 			os.Exit(ExitCode(sig))
 		case <-done:
 		}

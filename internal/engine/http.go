@@ -41,7 +41,7 @@ func (e *Engine) openHTTP(ctx context.Context, pr *PackRun, first bool) error {
 			return err
 		}
 		e.httpProc = proc
-		e.httpUndo = cleanup.Add(proc.Kill)
+		e.httpUndo = cleanup.Add(proc.KillWait)
 		go func() { _, _ = io.Copy(io.Discard, proc.Messages()) }() // its stdout is a log, not MCP
 		if err := waitListening(ctx, target, proc.Done()); err != nil {
 			switch {

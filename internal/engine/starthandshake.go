@@ -82,7 +82,7 @@ func (e *Engine) launchRunning(pr *PackRun, first bool) error {
 		return err
 	}
 	pr.proc = proc
-	pr.undo = cleanup.Add(proc.Kill)
+	pr.undo = cleanup.Add(proc.KillWait)
 	pr.sess = session.Open(proc)
 	e.mu.Lock()
 	e.running = pr

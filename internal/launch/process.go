@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/serverlog"
 )
 
@@ -33,6 +34,7 @@ type Process struct {
 	stopOnce  sync.Once
 	report    StopReport
 	groupGone atomic.Bool // the group was seen empty: never signal it again
+	undo      func()      // removes KillWait from package cleanup
 }
 
 // Start starts the program in spec in a new process group, with pipes for
@@ -95,6 +97,9 @@ func Start(spec Spec) (*Process, error) {
 		logged: make(chan struct{}),
 	}
 	started.Store(p.cmd.Process.Pid, true)
+	// Registered before Start returns: a signal that arrives while the
+	// caller is still setting up its start must not leave this one behind.
+	p.undo = cleanup.Add(p.KillWait)
 	go p.reap()
 	go func() {
 		defer close(p.framed)
@@ -124,6 +129,12 @@ func (p *Process) reap() {
 	}
 	p.status.Store(status)
 	close(p.done)
+	if _, alive := survivors(p.cmd.Process); !alive {
+		// Nothing of the group is left: its id may be reused, so no
+		// cleanup may signal it any more.
+		p.groupGone.Store(true)
+		p.undo()
+	}
 }
 
 // copyLog copies r into log until r ends.

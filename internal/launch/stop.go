@@ -72,6 +72,7 @@ func (p *Process) stop(stdinGrace, termGrace time.Duration) StopReport {
 	r.Leftover = p.sweep()
 	p.drain()
 	r.Status = p.ExitStatus()
+	p.undo()
 	return r
 }
 
@@ -82,6 +83,26 @@ func (p *Process) Kill() {
 	p.msgW.Close()
 	_ = p.stdin.Close()
 	p.signal(sigKill)
+}
+
+// KillWait is Kill for a harness about to exit: it also waits, at most
+// survivorTimeout, for the leader to be reaped and the group to be empty,
+// so no process of the run is still alive (or on its way out) when the
+// harness is gone. Every process Start starts is registered with package
+// cleanup under KillWait from the moment it runs until Stop is done.
+func (p *Process) KillWait() {
+	p.Kill()
+	deadline := time.Now().Add(survivorTimeout)
+	if !waitFor(p.done, survivorTimeout) {
+		return
+	}
+	for time.Now().Before(deadline) {
+		if _, alive := survivors(p.cmd.Process); !alive {
+			p.groupGone.Store(true)
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // signal sends sig to the group unless the group is known to be gone (its id

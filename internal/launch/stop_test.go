@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/launch"
 )
 
@@ -202,5 +203,42 @@ func TestStopLeavesNoGoroutines(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after Stop, want at most the %d from before Start", n, before)
+	}
+}
+
+// A harness stopped by a signal runs package cleanup and exits: by the
+// time the cleanup returns, no process of the group may still be alive
+// (the leader reaped, the grandchild gone), or one outlives the harness.
+func TestCleanupKillsAndWaitsForTheGroup(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("group members are listed on Linux only")
+	}
+	before := cleanup.Pending()
+	p := start(t, "grandchild", launch.Spec{})
+	if got := cleanup.Pending(); got != before+1 {
+		t.Fatalf("cleanup.Pending() = %d after Start, want %d: a start must be registered before Start returns", got, before+1)
+	}
+	var info struct{ Grandchild int }
+	if err := json.Unmarshal(waitFrame(t, p, "grandchild").Data, &info); err != nil || info.Grandchild == 0 {
+		t.Fatalf("grandchild pid: %v", err)
+	}
+	within(t, "cleanup.Run", cleanup.Run)
+	select {
+	case <-p.Done():
+	default:
+		t.Error("the leader was not reaped when the cleanup returned")
+	}
+	if running(info.Grandchild) {
+		t.Errorf("grandchild %d still runs after the cleanup returned", info.Grandchild)
+	}
+	p.Stop(0, 0)
+}
+
+func TestStopUnregistersFromCleanup(t *testing.T) {
+	before := cleanup.Pending()
+	p := start(t, "echo", launch.Spec{})
+	p.Stop(time.Second, time.Second)
+	if got := cleanup.Pending(); got != before {
+		t.Errorf("cleanup.Pending() = %d after Stop, want %d", got, before)
 	}
 }
