@@ -1,6 +1,8 @@
 package effects
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,4 +43,22 @@ func TestTried(t *testing.T) {
 	}
 	assert.Nil(t, touched(rec("op", "exec", "path", "/bin/sh")), "an exec touches nothing")
 	assert.Nil(t, touched(rec("op", "signal", "target", "1")), "nor does a signal")
+}
+
+func TestSampleOneOfEachShapeFirst(t *testing.T) {
+	tool := func(name, schema string) packs.Tool {
+		return packs.Tool{Name: name, InputSchema: json.RawMessage(schema)}
+	}
+	ts := []packs.Tool{tool("a1", `{"a":1}`), tool("a2", `{"a":1}`), tool("a3", `{"a":1}`), tool("b", `{"b":1}`), tool("c", `{"c":1}`)}
+	kept, left := sample(ts, 4)
+	var names []string
+	for _, t := range kept {
+		names = append(names, t.Name)
+	}
+	if strings.Join(names, ",") != "a1,a2,b,c" || strings.Join(left, ",") != "a3" {
+		t.Errorf("sample = %v, left %v; want a1,a2,b,c (listing order, every shape) and a3 left", names, left)
+	}
+	if kept, left := sample(ts, 5); len(kept) != 5 || left != nil {
+		t.Errorf("sample under the limit = %d kept, %v left; want all kept", len(kept), left)
+	}
 }
