@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -153,11 +154,33 @@ func featureStart(p *packs.Pass, capability, method string, params any) *packs.R
 		p.Inconclusive("%s answered -32601; capabilities-served reports it", method)
 		return nil
 	case res.Error != nil:
+		if refused := networkRefused(p); refused != "" {
+			// Its upstream is out of reach here: a server that reports
+			// that as an error behaves; whether it serves the feature with
+			// its service at hand is not seen.
+			p.Inconclusive("%s failed with %s while the sandbox refused the server's network (%s): the service it needs is out of reach here; declare it (sandbox services) to judge %s",
+				method, oneLine(res.Brief()), refused, capability)
+			return nil
+		}
 		p.Reportf("the server declared the %s capability but %s failed with %s", capability, method, oneLine(res.Brief())).
 			Evidencef("response", "%s: %s", method, oneLine(res.Brief()))
 		return nil
 	}
 	return res
+}
+
+// networkRefused is the first destination the sandbox refused the server
+// during this probe ("" when none was refused, or nothing was observed).
+func networkRefused(p *packs.Pass) string {
+	if p.Observed == nil {
+		return ""
+	}
+	for _, r := range p.Observed.Probe() {
+		if r.Kind == observers.KindSocket && r.Data[observers.KeyVerdict] == "deny" {
+			return r.Summary
+		}
+	}
+	return ""
 }
 
 // listDefects checks a list result: the list under key must be an array of
