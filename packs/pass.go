@@ -77,6 +77,7 @@ type Pass struct {
 	verdict      Verdict
 	reason       string
 	requestCount int
+	timedOut     int // requests that got no answer within CallTimeout
 }
 
 // HTTPTarget is an HTTP server as raw probes reach it.
@@ -132,8 +133,16 @@ func (p *Pass) Request(method string, params any) (*Response, error) {
 		// The probe's or the run's own end, not the server's silence.
 		err = fmt.Errorf("%s: %w (%v)", method, ErrInterrupted, err)
 	}
+	if errors.Is(err, ErrNoAnswer) {
+		p.timedOut++
+	}
 	return resp, err
 }
+
+// TimedOut reports whether a request of this probe got no answer within
+// CallTimeout. The engine runs a probe that ended inconclusive with one
+// once more, with a longer CallTimeout.
+func (p *Pass) TimedOut() bool { return p.timedOut > 0 }
 
 // Call calls a tool with the given arguments, bounded by CallTimeout.
 func (p *Pass) Call(tool string, args map[string]any) (*Response, error) {

@@ -7,8 +7,13 @@ import (
 )
 
 // handoffTimeout bounds each side's wait in the hand-off of the seccomp
-// listener: the harness for the shim's report, the shim for the ack.
-const handoffTimeout = 5 * time.Second
+// listener: the harness for the shim's report, the shim for the ack. It
+// is as long as the default start bound: on a loaded machine (load 30 on
+// two cores) the shim took more than 5 s to get from its exec to its
+// report, and the start failed with containment's error, not the
+// server's. A shim that fails ends and closes its end at once, so only a
+// shim that hangs is waited for this long.
+const handoffTimeout = 30 * time.Second
 
 // handoffAck is the byte the harness answers once it holds the listener.
 const handoffAck = 'k'

@@ -61,6 +61,10 @@ type PackRun struct {
 	// abandoned says why the start's later probes do not run: a probe
 	// overran its deadline and did not return (set under e.mu).
 	abandoned string
+	// retries counts the probes RunProbe ran again for time; hangs is set
+	// when one of them timed out again (both under e.mu).
+	retries int
+	hangs   bool
 
 	seenMu sync.Mutex
 	seen   []observers.Record // what the observers saw since this start
@@ -279,27 +283,67 @@ func (pr *PackRun) NotApplicable(why string) {
 	pr.e.rep.NotCovered = append(pr.e.rep.NotCovered, report.NotCovered{Pack: pr.pack.Name, Reason: "not applicable: " + why})
 }
 
-// RunProbe runs one probe with a fresh token and records its result.
+// RunProbe runs one probe with a fresh token and records its result. A
+// probe left inconclusive because the server did not answer a call within
+// the call timeout runs once more with longer bounds (retryScale times the
+// call timeout and the probe deadline) before its verdict is
+// reported, so a loaded machine does not turn a verdict into "untested";
+// the result says so in a note. A start retries at most maxRetries
+// probes, and none after a retry that timed out again: a server that
+// hangs is not waited for twice over.
 func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe {
+	res, timed := pr.attempt(ctx, probe, 1)
+	if timed && pr.retryable(ctx) {
+		first := res
+		res, timed = pr.attempt(ctx, probe, retryScale)
+		pr.e.mu.Lock()
+		pr.retries++
+		if timed {
+			pr.hangs = true
+		}
+		pr.e.mu.Unlock()
+		note := fmt.Sprintf("retried with %dx the call timeout and probe deadline after: %s", retryScale, first.Reason)
+		res.Notes = append([]string{pr.e.redactor.String(note)}, res.Notes...)
+	}
+	pr.e.record(pr.idx, pr.pack.Name, res)
+	return res
+}
+
+// Bounds of RunProbe's retries.
+const (
+	retryScale = 3
+	maxRetries = 3
+)
+
+// retryable reports whether a probe of this start may run again.
+func (pr *PackRun) retryable(ctx context.Context) bool {
+	pr.e.mu.Lock()
+	defer pr.e.mu.Unlock()
+	return ctx.Err() == nil && pr.abandoned == "" && !pr.hangs && pr.retries < maxRetries &&
+		pr.sess != nil && pr.sess.Alive()
+}
+
+// attempt runs the probe once with its bounds multiplied by scale and
+// reports whether it ended inconclusive for time.
+func (pr *PackRun) attempt(ctx context.Context, probe packs.Probe, scale int) (res report.Probe, timed bool) {
 	e := pr.e
 	tok := token()
 	e.redactor.Stable(tok, "{token}")
-	res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity, CWE: probe.CWE, Token: tok}
+	res = report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity, CWE: probe.CWE, Token: tok}
 	start := time.Now()
 	if why := pr.abandonedWhy(); why != "" {
 		res.Verdict, res.Reason = packs.Inconclusive, "not run: "+why
-		e.record(pr.idx, pr.pack.Name, res)
-		return res
+		return res, false
 	}
 	if probe.Active && !e.cfg.Active {
 		res.Verdict, res.Reason = packs.NotApplicable, "an active probe: runs only with --active (Config.Active)"
 	} else {
-		pctx, cancel := context.WithTimeoutCause(ctx, e.cfg.ProbeTimeout, errProbeDeadline)
+		pctx, cancel := context.WithTimeoutCause(ctx, time.Duration(scale)*e.cfg.ProbeTimeout, errProbeDeadline)
 		defer cancel()
 		p := &packs.Pass{
 			Ctx: pctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface,
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
-			CallTimeout: e.cfg.CallTimeout, Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
+			CallTimeout: time.Duration(scale) * e.cfg.CallTimeout, Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
 			Listener6: e.listener6(), Install: e.install, Lock: e.cfg.Lock, Redact: e.redactor.String,
 		}
 		e.mu.Lock()
@@ -322,17 +366,16 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 				res.Reason += fmt.Sprintf("; the probe had not returned %s later and was abandoned", probeGrace)
 			}
 			res.Millis = time.Since(start).Milliseconds()
-			e.record(pr.idx, pr.pack.Name, res)
-			return res
+			return res, false
 		}
 		if errors.Is(context.Cause(pctx), errProbeDeadline) {
 			// The probe's own deadline: the server kept it waiting. What it
 			// reported rests on calls the deadline cancelled, so it is
 			// inconclusive, not a pass and not a finding.
 			res.Verdict = packs.Inconclusive
-			res.Reason = fmt.Sprintf("the probe's deadline passed (timeouts.probe %s): its calls were cancelled", e.cfg.ProbeTimeout)
+			res.Reason = fmt.Sprintf("the probe's deadline passed (timeouts.probe %s): its calls were cancelled", time.Duration(scale)*e.cfg.ProbeTimeout)
 			if !returned {
-				why := fmt.Sprintf("probe %s overran its deadline (timeouts.probe %s) and was abandoned, so the server was stopped", probe.Name, e.cfg.ProbeTimeout)
+				why := fmt.Sprintf("probe %s overran its deadline (timeouts.probe %s) and was abandoned, so the server was stopped", probe.Name, time.Duration(scale)*e.cfg.ProbeTimeout)
 				pr.abandon(why)
 				res.Reason += fmt.Sprintf("; it had not returned %s later and was abandoned; the server was stopped", probeGrace)
 			} else {
@@ -346,8 +389,9 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 				e.fingerprint(probe.ID, &res)
 			}
 			res.Millis = time.Since(start).Milliseconds()
-			e.record(pr.idx, pr.pack.Name, res)
-			return res
+			// Not retried: the probe already had timeouts.probe (5 minutes
+			// by default) to finish.
+			return res, false
 		}
 		res.Observations = view.finish()
 		e.mu.Lock()
@@ -360,13 +404,13 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 			res.Verdict, res.Reason = packs.Errored, panicked
 		} else {
 			res.Verdict, res.Reason, res.Findings, res.Notes = p.Outcome()
+			timed = res.Verdict == packs.Inconclusive && p.TimedOut()
 		}
 		addLimitFindings(&res, limitFindings(probe.Name, res.Observations))
 	}
 	res.Millis = time.Since(start).Milliseconds()
 	e.fingerprint(probe.ID, &res)
-	e.record(pr.idx, pr.pack.Name, res)
-	return res
+	return res, timed
 }
 
 // fingerprint caps res's findings and gives each the fingerprint Finalize
