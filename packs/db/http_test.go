@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -64,6 +65,9 @@ func TestRealServerHTTP(t *testing.T) {
 		cfg := config(t, dsn, nil, "")
 		cfg.Start = fmt.Sprintf(`node %s --stdio "node %s '{dsn}'" --outputTransport streamableHttp --stateful --port {port}%s`, gateway, script, flags)
 		cfg.URL = "http://127.0.0.1:{port}/mcp"
+		// node loads the bridge's two SDKs before it listens: seconds
+		// on a loaded machine, where the fixtures' 20 s is too short.
+		cfg.StartTimeout = 90 * time.Second
 		return cfg
 	}
 	want := packtest.Want{
