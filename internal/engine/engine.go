@@ -77,6 +77,10 @@ type Engine struct {
 	// discoverIgnored is set when the first start's server/discover got
 	// no answer within its bound (starthandshake.go).
 	discoverIgnored bool
+	// httpVars are the placeholder values httpProc was started with, and
+	// httpCanaries whether it holds the canaries (http.go).
+	httpVars     map[string]string
+	httpCanaries bool
 
 	mu      sync.Mutex
 	rep     report.Report

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/url"
 	"strings"
@@ -27,8 +28,16 @@ func (e *Engine) openHTTP(ctx context.Context, pr *PackRun, first bool) error {
 	if err := netguard.CheckURL(target); err != nil {
 		return e.startError(pr, fmt.Errorf("server.url: %v", err))
 	}
+	canaries := first
+	if e.cfg.Start != "" && e.httpProc != nil && e.httpStale(pr.vars) {
+		// The one server cannot serve a start of other values (the db
+		// pack's writer {dsn}): it is replaced by one started with them,
+		// holding the canaries if the one it replaces did.
+		canaries = e.httpCanaries
+		e.replaceHTTP()
+	}
 	if e.cfg.Start != "" && e.httpProc == nil {
-		line, err := environ.Expand(e.cfg.Start, e.vars)
+		line, err := environ.Expand(e.cfg.Start, pr.vars)
 		if err != nil {
 			return e.startError(pr, fmt.Errorf("server.start: %v", err))
 		}
@@ -36,11 +45,11 @@ func (e *Engine) openHTTP(ctx context.Context, pr *PackRun, first bool) error {
 		if err != nil || len(fields) == 0 {
 			return e.startError(pr, fmt.Errorf("server.start %q: %v", e.cfg.Start, err))
 		}
-		proc, err := e.launch(pr, first, fields[0], fields[1:])
+		proc, err := e.launch(pr, canaries, fields[0], fields[1:])
 		if err != nil {
 			return err
 		}
-		e.httpProc = proc
+		e.httpProc, e.httpVars, e.httpCanaries = proc, maps.Clone(pr.vars), canaries
 		e.httpUndo = cleanup.Add(proc.KillWait)
 		go func() { _, _ = io.Copy(io.Discard, proc.Messages()) }() // its stdout is a log, not MCP
 		if err := waitListening(ctx, target, proc.Done()); err != nil {
@@ -156,6 +165,43 @@ func splitCommand(line string) ([]string, error) {
 		out = append(out, cur.String())
 	}
 	return out, nil
+}
+
+// httpStale reports whether the started HTTP server was started with
+// other values than vars give a placeholder that its configuration names
+// (server.start, server.env, server.files): a start of values of its own,
+// as the db pack's writer start with its role's {dsn}, needs a server
+// started with them, or it would meet the reader's server.
+func (e *Engine) httpStale(vars map[string]string) bool {
+	for k := range maps.Keys(vars) {
+		if e.httpVars[k] != vars[k] && e.cfg.mentions("{"+k+"}") {
+			return true
+		}
+	}
+	for k := range maps.Keys(e.httpVars) {
+		if _, ok := vars[k]; !ok && e.cfg.mentions("{"+k+"}") {
+			return true
+		}
+	}
+	return false
+}
+
+// replaceHTTP stops the started HTTP server between two starts, as the
+// run's end does, so the next start launches one of its own.
+func (e *Engine) replaceHTTP() {
+	e.stopHTTP()
+	if e.watch != nil && e.watch.process != nil {
+		_, grace := e.graces()
+		if recs := e.watch.process.Sweep(grace); len(recs) > 0 {
+			e.mu.Lock()
+			e.rep.Timeline = append(e.rep.Timeline, recs...)
+			e.mu.Unlock()
+			e.warn(fmt.Sprintf("%d process(es) of the run outlived the started HTTP server and were stopped", len(recs)))
+		}
+	}
+	e.releaseLifelines()
+	e.removeCgroups("the started HTTP server")
+	e.httpProc, e.httpUndo, e.httpVars = nil, nil, nil
 }
 
 // stopHTTP stops the server the run started for its URL.

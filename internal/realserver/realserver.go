@@ -45,6 +45,10 @@ var (
 	Fetch            = Server{"fetch-1.1.2", "mcp-fetch-server", "dist/index.js"}
 	SQLite           = Server{"sqlite-1.0.9", "mcp-sqlite", "mcp-sqlite-server.js"}
 	DatabaseServer   = Server{"database-server-1.1.0", "@executeautomation/database-server", "dist/src/index.js"}
+	// Supergateway is no MCP server of its own: the HTTP bridge a user puts
+	// in front of a stdio server (--stdio CMD --outputTransport
+	// streamableHttp), as the db pack's HTTP run does.
+	Supergateway = Server{"supergateway-4.0.0", "supergateway", "dist/index.js"}
 )
 
 // SARIFSchema is the official SARIF 2.1.0 JSON Schema, shipped by a pinned

@@ -153,7 +153,7 @@ func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.R
 			}
 			return nil, large // it names the request
 		}
-		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || pastDeadline(ctx) {
 			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
 		}
 		// The transport failed without a JSON-RPC answer (an HTTP status
@@ -361,4 +361,13 @@ func (h *HTTP) Close() {
 		}
 		_ = h.transport().Close()
 	})
+}
+
+// pastDeadline reports whether ctx's deadline has passed. The HTTP
+// client's own bound is the call timeout too, and may cut an event stream
+// that never answered before ctx's timer has run (a loaded machine): the
+// call still got no answer within its deadline.
+func pastDeadline(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
