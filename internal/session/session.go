@@ -61,6 +61,8 @@ type Session struct {
 	modern         string // the modern protocol version in use, "" for legacy
 	negotiation    Negotiation
 	closeOnce      sync.Once
+	lists          toolLists   // lists.go
+	notes          noteCounter // notes.go
 }
 
 var _ packs.Server = (*Session)(nil)
@@ -72,7 +74,7 @@ func Open(proc *launch.Process) *Session {
 	proc.OnCut(s.cut)
 	s.tr = transport.NewIO(proc.Messages(), proc.Input(), io.NopCloser(strings.NewReader("")))
 	s.tr.SetRequestHandler(s.decline)
-	s.tr.SetNotificationHandler(func(mcp.JSONRPCNotification) {}) // frames keep the evidence
+	s.tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) { s.notes.see(n.Method, time.Now()) }) // frames keep the evidence
 	_ = s.tr.Start(context.Background())
 	return s
 }
@@ -176,8 +178,19 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*pack
 		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return toResponse(resp), nil
+	out := toResponse(resp)
+	s.lists.see(method, params, out)
+	return out, nil
 }
+
+// Notifications counts the notifications the server sent in this
+// session, per method, in the order the methods first came.
+func (s *Session) Notifications() []packs.NoteCount { return s.notes.counts() }
+
+// ToolLists returns the distinct tool lists the tools/list walks of this
+// session gave, oldest first: the first, then each that differed from the
+// one before (the latest when there were too many).
+func (s *Session) ToolLists() []packs.ToolList { return s.lists.copyOut() }
 
 // closedError says why the transport closed. A closed stdout usually means
 // the process is exiting: wait a moment so that Alive and ExitStatus tell
