@@ -158,7 +158,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 	surface.Tools = tools
 	if err != nil {
 		surface.ToolsError = err.Error()
-		surface.ToolsTooLarge = errors.As(err, new(*packs.TooLargeError))
+		surface.ToolsTooLarge = errors.As(err, new(*packs.TooLargeError)) || errors.As(err, new(*packs.TooDeepError))
 	}
 	pr.surface = surface
 	if first && len(e.cfg.fsHints) > 0 && err == nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -74,5 +75,13 @@ func TestNoteCounterBounded(t *testing.T) {
 	}
 	if last := got[len(got)-1]; last.Method != "(other)" || last.Count != maxNoteMethods+1 {
 		t.Errorf("got %+v, want the methods past the cap counted as (other)", last)
+	}
+}
+
+// TestDepthLimitsAgree: the depth the framer refuses past is the one the
+// probes name.
+func TestDepthLimitsAgree(t *testing.T) {
+	if packs.MaxJSONDepth != launch.MaxDepth {
+		t.Errorf("packs.MaxJSONDepth %d, launch.MaxDepth %d", packs.MaxJSONDepth, launch.MaxDepth)
 	}
 }

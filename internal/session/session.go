@@ -156,6 +156,10 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*pack
 		if errors.As(context.Cause(ctx), &large) {
 			return nil, large // it names the request already
 		}
+		var deep *packs.TooDeepError
+		if errors.As(context.Cause(ctx), &deep) {
+			return nil, deep // it names the request already
+		}
 		if errors.Is(err, transport.ErrTransportClosed) {
 			return nil, fmt.Errorf("%s: %w", what, s.closedError())
 		}
@@ -233,9 +237,9 @@ func (s *Session) Describe(f packs.Frame) string { return describeFrame(&s.mu, s
 
 // describeFrame names the harness request a JSON response frame answers,
 // from the requests the session described by their JSON id.
-// An oversize frame names it too when its kept start holds the id.
+// An oversize or too-deep frame names it too when its kept start holds the id.
 func describeFrame(mu *sync.Mutex, described map[string]string, f packs.Frame) string {
-	if f.Kind != "json" && f.Kind != "oversize" {
+	if f.Kind != "json" && f.Kind != "oversize" && f.Kind != "too-deep" {
 		return ""
 	}
 	m := f.Head()

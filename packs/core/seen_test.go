@@ -82,3 +82,48 @@ func TestSeenTwins(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepToolListIsAFinding runs core against servers whose tools/list
+// answer nests a poisoned tool's schema 20,000 and 100,000 levels deep,
+// past the JSON decoder's 10,000: the answer is refused at once, named as
+// such, and judged: tool-metadata a high finding that the list cannot be
+// reviewed (never "the server lists no tools"), tools-list that it could
+// not be read, stdout-jsonrpc-only that the line nests too deep (not that
+// it is not JSON). No other probe fails. The good server: TestSeenTwins.
+func TestDeepToolListIsAFinding(t *testing.T) {
+	t.Parallel()
+	const refused = "the answer to tools/list nests deeper than 10,000 levels, past the JSON decoder's limit, so the harness refused it"
+	for _, flaws := range []string{"deep-schema", "deeper-schema"} {
+		t.Run(flaws, func(t *testing.T) {
+			t.Parallel()
+			rep, err := coreReport(t.TempDir(), flaws, true)
+			require.NoError(t, err)
+			require.Empty(t, rep.HarnessError)
+			want := map[string]struct {
+				msg string
+				sev packs.Severity
+			}{
+				"CORE-TOOL-METADATA":  {"the tool list cannot be reviewed: " + refused, packs.High},
+				"CORE-TOOLS-LIST":     {"the tool list could not be read to its end: " + refused, packs.Medium},
+				"CORE-STDOUT-JSONRPC": {"is JSON nested deeper than 10,000 levels, past the JSON decoder's limit, so the harness refused it (the answer to tools/list)", packs.Medium},
+			}
+			var failed []string
+			for _, p := range rep.Packs[0].Probes {
+				assert.NotContains(t, p.Reason, "lists no tools", p.ID)
+				if p.Verdict != packs.Failed {
+					continue
+				}
+				failed = append(failed, p.ID)
+				w, ok := want[p.ID]
+				if !ok {
+					t.Errorf("%s: unexpected fail: %v", p.ID, p.Findings)
+					continue
+				}
+				require.Len(t, p.Findings, 1, "%s: %v", p.ID, p.Findings)
+				assert.Contains(t, p.Findings[0].Message, w.msg, p.ID)
+				assert.Equal(t, w.sev, p.Findings[0].Severity, p.ID)
+			}
+			assert.Len(t, failed, len(want), "failed: %v", failed)
+		})
+	}
+}
