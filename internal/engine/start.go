@@ -138,7 +138,9 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 			pr.Close()
 			return nil, e.startError(pr, fmt.Errorf("interrupted: %s while the server started", why))
 		}
-		if exited := pr.exitedEarly(); exited != "" {
+		exited := pr.exitedEarly()
+		e.gradeStartLimits(pr) // startlimits.go
+		if exited != "" {
 			pr.Close()
 			return nil, e.startError(pr, errors.New(exited))
 		}
