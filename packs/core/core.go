@@ -75,6 +75,7 @@ var Pack = packs.Pack{
 		noOrphans,
 		filesOutsideRoot,
 		resourceLimits,
+		escapeAttempts,
 		noListener,
 		stdoutOnly,
 		noStdoutRequests,

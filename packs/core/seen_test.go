@@ -1,13 +1,21 @@
 package core_test
 
 import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -126,4 +134,82 @@ func TestDeepToolListIsAFinding(t *testing.T) {
 			assert.Len(t, failed, len(want), "failed: %v", failed)
 		})
 	}
+}
+
+// TestEscapeAttempts runs core, contained, against the knock server: it
+// tries a host unix socket and, in a namespace with lo alone, an address
+// off the machine; containment refuses both, and escape-attempts reports
+// each (medium), no other probe failing. The good server given the same
+// socket tries neither: escape-attempts passes.
+func TestEscapeAttempts(t *testing.T) {
+	t.Parallel()
+	reps := make([]*report.Report, 2)
+	var wg sync.WaitGroup
+	for i, flaws := range []string{"knock", ""} {
+		sock := filepath.Join(t.TempDir(), "host.sock")
+		l, err := net.Listen("unix", sock)
+		require.NoError(t, err)
+		t.Cleanup(func() { l.Close() })
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		dir := t.TempDir()
+		wg.Go(func() {
+			self, err := os.Executable()
+			require.NoError(t, err)
+			e, err := engine.New(engine.Config{
+				Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws, "-unix-socket=" + sock},
+				Packs: []string{"core"}, SandboxDir: dir,
+				StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
+				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
+			})
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), runBound)
+			defer cancel()
+			reps[i] = e.Run(ctx, engine.Hooks{})
+		})
+	}
+	wg.Wait()
+	bad, good := reps[0], reps[1]
+	require.Empty(t, bad.HarnessError)
+	require.Empty(t, good.HarnessError)
+	if !strings.Contains(bad.Sandbox.Isolation, "unix=sandbox-only") {
+		t.Skipf("unix sockets are not judged here (no seccomp-notify): %s", bad.Sandbox.Isolation)
+	}
+	for _, p := range good.Packs[0].Probes {
+		assert.NotEqual(t, packs.Failed, p.Verdict, "the good server: %s %v", p.ID, p.Findings)
+		if p.ID == "CORE-ESCAPE-ATTEMPTS" {
+			assert.Equal(t, packs.Passed, p.Verdict, p.Reason)
+		}
+	}
+	var failed []string
+	for _, p := range bad.Packs[0].Probes {
+		if p.Verdict == packs.Failed {
+			failed = append(failed, p.ID)
+		}
+		if p.ID != "CORE-ESCAPE-ATTEMPTS" {
+			continue
+		}
+		var msgs []string
+		for _, f := range p.Findings {
+			msgs = append(msgs, f.Message)
+			assert.Equal(t, packs.Medium, f.Severity)
+		}
+		t.Logf("findings: %q; notes %q", msgs, p.Notes)
+		assert.True(t, slices.ContainsFunc(msgs, func(m string) bool {
+			return strings.HasPrefix(m, "the server tried to connect to the unix socket ") && strings.HasSuffix(m, "host.sock outside its sandbox; containment refused it")
+		}), "%q", msgs)
+		for _, m := range msgs {
+			if strings.Contains(m, "192.0.2.1") {
+				assert.Equal(t, "the server tried to reach 192.0.2.1:80, off this machine; containment refused it", m)
+			}
+		}
+	}
+	assert.Equal(t, []string{"CORE-ESCAPE-ATTEMPTS"}, failed)
 }
