@@ -56,7 +56,9 @@ type Surface struct {
 	// ToolsError is why the tool list could not be read completely, if it could not.
 	ToolsError string
 	// ToolsTooLarge is set when a tools/list answer ran past the message
-	// limit (ToolsError says so): Tools holds only the pages before it.
+	// limit (TooLargeError) or nested past the decoder's depth limit
+	// (TooDeepError); ToolsError says which: Tools holds only the pages
+	// before it.
 	ToolsTooLarge bool
 	Init          Init
 }
@@ -222,6 +224,39 @@ func (e *TooLargeError) Error() string {
 		return fmt.Sprintf("an event in the event stream was over the %s message limit, so the harness closed the stream", limit)
 	}
 	return fmt.Sprintf("an answer was over the %s message limit, so the harness stopped reading it", limit)
+}
+
+// MaxJSONDepth is the JSON nesting the harness's decoders read
+// (launch.MaxDepth, the same number).
+const MaxJSONDepth = 10000
+
+// TooDeepError is the error of a request whose answer was JSON nested
+// deeper than the harness's decoders read (launch.MaxDepth levels): the
+// decoder refused the whole message, so the harness failed the request at
+// once instead of waiting for an answer that already came.
+type TooDeepError struct {
+	// Request names the request the answer was to ("tools/list"), or is
+	// "" when the answer could not be tied to one.
+	Request string
+	// Limit is the nesting the decoder reads, in levels.
+	Limit int
+}
+
+func (e *TooDeepError) Error() string {
+	what := "an answer"
+	if e.Request != "" {
+		what = "the answer to " + e.Request
+	}
+	return fmt.Sprintf("%s nests deeper than %s levels, past the JSON decoder's limit, so the harness refused it", what, thousands(e.Limit))
+}
+
+// thousands writes n with its thousands separated: 10,000.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // SizeWords says a byte count as a limit is written: "8 MiB", "4 KiB",

@@ -178,3 +178,62 @@ func TestLimitMetInAProbePastItsDeadline(t *testing.T) {
 	assert.Equal(t, packs.High, bad.Findings[0].Severity, "the limit's severity, not the probe's")
 	assert.NotEmpty(t, bad.Findings[0].Fingerprint)
 }
+
+// TestMemoryLimitAtStartGraded: a server that goes past its memory limit
+// before it answers initialize (killed, status 137) does not start, and
+// that is graded as a limit met during a probe is: core's resource-limits
+// fails in the pack's entry with the memory limit's finding (medium,
+// naming the limit), beside the start error. The good server under the
+// same limit starts and resource-limits passes.
+func TestMemoryLimitAtStartGraded(t *testing.T) {
+	t.Parallel()
+	limitsHere(t)
+	var cfgs []engine.Config
+	for _, flaws := range []string{"oom-at-start", ""} {
+		cfg := fixtureConfig(t, flaws)
+		cfg.Packs = []string{"core"}
+		cfg.MaxProcs, cfg.MaxMemoryMiB = 64, 256
+		cfg.StartTimeout = 30 * time.Second // a bound for a hang, not a speed test
+		cfgs = append(cfgs, cfg)
+	}
+	reps := make([]*report.Report, len(cfgs))
+	var wg sync.WaitGroup
+	for i, cfg := range cfgs {
+		wg.Go(func() {
+			e, err := engine.New(cfg)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			reps[i] = e.Run(ctx, engine.Hooks{})
+		})
+	}
+	wg.Wait()
+	bad, good := reps[0], reps[1]
+	require.NotNil(t, bad)
+	require.NotNil(t, good)
+	assert.Contains(t, bad.HarnessError, "before answering initialize", "still a start error")
+	require.Len(t, bad.Packs, 1)
+	require.Len(t, bad.Packs[0].Probes, 1, "%+v", bad.Packs[0].Probes)
+	p := bad.Packs[0].Probes[0]
+	assert.Equal(t, "CORE-RESOURCE-LIMITS", p.ID)
+	assert.Equal(t, packs.Failed, p.Verdict, p.Reason)
+	require.Len(t, p.Findings, 1)
+	f := p.Findings[0]
+	assert.Equal(t, "the server met its memory limit while it started, before it answered initialize: a process was killed for going past its memory limit (256 MiB)", f.Message)
+	assert.Equal(t, packs.Medium, f.Severity)
+	assert.Equal(t, "CWE-770", f.CWE)
+	assert.NotEmpty(t, f.Fingerprint)
+	require.Len(t, f.Evidence, 1)
+	assert.Regexp(t, memoryCount, f.Evidence[0].Detail)
+
+	require.Empty(t, good.HarnessError)
+	assert.Empty(t, limitFindingsOf(good))
+	for _, p := range good.Packs[0].Probes {
+		if p.ID == "CORE-RESOURCE-LIMITS" {
+			assert.Equal(t, packs.Passed, p.Verdict, "%s %v", p.Reason, p.Findings)
+		}
+	}
+}

@@ -142,7 +142,9 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 			pr.Close()
 			return nil, e.startError(pr, fmt.Errorf("interrupted: %s while the server started", why))
 		}
-		if exited := pr.exitedEarly(); exited != "" {
+		exited := pr.exitedEarly()
+		e.gradeStartLimits(pr) // startlimits.go
+		if exited != "" {
 			pr.Close()
 			return nil, e.startError(pr, errors.New(exited))
 		}
@@ -162,7 +164,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 	surface.Tools = tools
 	if err != nil {
 		surface.ToolsError = err.Error()
-		surface.ToolsTooLarge = errors.As(err, new(*packs.TooLargeError))
+		surface.ToolsTooLarge = errors.As(err, new(*packs.TooLargeError)) || errors.As(err, new(*packs.TooDeepError))
 	}
 	pr.surface = surface
 	if first && len(e.cfg.fsHints) > 0 && err == nil {

@@ -12,6 +12,9 @@ type Cut struct {
 	Head []byte
 	// Limit is the MaxMessage the line ran past, in bytes.
 	Limit int
+	// Depth is set, to MaxDepth, when the line was within Limit but nests
+	// deeper than MaxDepth: refused by the decoder, not cut.
+	Depth int
 }
 
 // cutHandler holds the function OnCut set, read by the framer's goroutine.

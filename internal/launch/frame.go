@@ -15,7 +15,14 @@ const (
 	Garbage  FrameKind = "garbage"  // anything else that is not blank
 	Blank    FrameKind = "blank"    // empty or whitespace only
 	Oversize FrameKind = "oversize" // longer than Spec.MaxLine; discarded
+	TooDeep  FrameKind = "too-deep" // JSON nested past MaxDepth, which no decoder of the harness reads; discarded
 )
+
+// MaxDepth is the JSON nesting the harness's decoders read (encoding/json's
+// limit, which the MCP client's transport shares): a line nested deeper is
+// refused whole, so it is recorded as TooDeep and told (OnCut) like a line
+// past the message limit.
+const MaxDepth = 10000
 
 // Frame is one line the server wrote to stdout.
 type Frame struct {
@@ -25,7 +32,7 @@ type Frame struct {
 	Time time.Time
 	Kind FrameKind
 	// Data is the line without its line ending ("\n" or "\r\n"); for an
-	// oversize line only its first 4 KiB. It is nil once dropped to stay
+	// oversize or too-deep line only its first 4 KiB. It is nil once dropped to stay
 	// within Spec.MaxFrameBytes.
 	Data []byte
 	// Size is the line's full length in bytes, without its line ending.

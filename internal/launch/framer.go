@@ -110,8 +110,21 @@ func (f *framer) emit() {
 		// Oversize, and recorded so, but held whole: the message it
 		// carries (a tool list padded past the limit) is still read.
 		whole = line
+	case !f.cut && size <= int64(f.maxMessage) && nestsPast(line, MaxDepth):
+		kind = TooDeep
 	}
-	if kind == Oversize && len(line) > oversizeKeep {
+	if kind == Garbage && nestsPast(line, MaxDepth) {
+		kind = TooDeep
+	}
+	if kind == TooDeep {
+		// No decoder reads it, so the request it answers would wait out
+		// its timeout: told like a cut line.
+		f.told = true
+		if fn := f.onCut.get(); fn != nil {
+			fn(Cut{Head: bytes.Clone(line[:min(len(line), oversizeKeep)]), Limit: f.maxMessage, Depth: MaxDepth})
+		}
+	}
+	if (kind == Oversize || kind == TooDeep) && len(line) > oversizeKeep {
 		line = line[:oversizeKeep]
 	}
 	if kind == Oversize && size > int64(f.maxMessage) {
@@ -147,6 +160,34 @@ func (f *framer) tell() {
 	if fn := f.onCut.get(); fn != nil {
 		fn(Cut{Head: bytes.Clone(f.line[:min(len(f.line), oversizeKeep)]), Limit: f.maxMessage})
 	}
+}
+
+// nestsPast reports whether line opens more than limit arrays or objects
+// at once, outside strings: the nesting JSON decoders refuse.
+func nestsPast(line []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range line {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 func classify(line []byte) FrameKind {

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -193,5 +194,57 @@ func TestFramerTellsCutLines(t *testing.T) {
 	<-done
 	if len(cuts) != 0 {
 		t.Errorf("%d more cuts told, want the one line once", len(cuts))
+	}
+}
+
+// TestFramerTooDeep records a line nested past MaxDepth as too-deep, keeps
+// its first 4 KiB only and tells it at once (Cut.Depth) with its head,
+// within or past maxLine alike; a line nested exactly MaxDepth deep is
+// JSON, and garbage that nests little is garbage.
+func TestFramerTooDeep(t *testing.T) {
+	deep := func(levels int) string {
+		return `{"jsonrpc":"2.0","id":"sm-3","result":{"tools":[{"inputSchema":` + strings.Repeat(`{"items":`, levels) + `{}` + strings.Repeat(`}`, levels) + `}]}}`
+	}
+	for _, tc := range []struct {
+		name    string
+		line    string
+		maxLine int
+		want    FrameKind
+	}{
+		{"past MaxDepth", deep(MaxDepth), 1 << 20, TooDeep},
+		{"past MaxDepth and maxLine", deep(2 * MaxDepth), 100, TooDeep},
+		{"at MaxDepth", deep(MaxDepth - 6), 1 << 20, JSON}, // six levels around the schema's
+		{"shallow garbage", `{"a": [}`, 1 << 20, Garbage},
+		{"brackets in a string", `{"a":"` + strings.Repeat("[", 2*MaxDepth) + `"`, 1 << 20, Garbage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cuts []Cut
+			onCut := &cutHandler{}
+			onCut.fn.Store(new(func(c Cut) { cuts = append(cuts, c) }))
+			frames := newFrameLog(DefaultMaxFrameBytes)
+			out, w := io.Pipe()
+			go func() { _, _ = io.Copy(io.Discard, out) }()
+			newFramer(frames, w, tc.maxLine, 8<<20, onCut).run(strings.NewReader(tc.line + "\n"))
+			got := frames.since(0)
+			if len(got) != 1 || got[0].Kind != tc.want || got[0].Size != int64(len(tc.line)) {
+				var kinds []string
+				for _, f := range got {
+					kinds = append(kinds, fmt.Sprintf("%s (%d bytes)", f.Kind, f.Size))
+				}
+				t.Fatalf("frames %v, want one %s line of %d bytes", kinds, tc.want, len(tc.line))
+			}
+			if tc.want != TooDeep {
+				if len(cuts) != 0 {
+					t.Errorf("told %d cuts, want none", len(cuts))
+				}
+				return
+			}
+			if len(got[0].Data) != oversizeKeep {
+				t.Errorf("kept %d bytes, want the first %d", len(got[0].Data), oversizeKeep)
+			}
+			if len(cuts) != 1 || cuts[0].Depth != MaxDepth || !strings.HasPrefix(string(cuts[0].Head), `{"jsonrpc":"2.0","id":"sm-3"`) {
+				t.Errorf("%d cuts, want one with depth %d and the line's head", len(cuts), MaxDepth)
+			}
+		})
 	}
 }

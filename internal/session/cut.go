@@ -10,7 +10,9 @@ import (
 // its whole timeout, a start its whole start timeout, for an answer that
 // already came. The framer tells the session as soon as such a line passes
 // the limit, and the session fails that request at once with a
-// packs.TooLargeError.
+// packs.TooLargeError. An answer nested deeper than the decoder reads
+// (launch.MaxDepth) is refused whole the same way, and told the same way:
+// its request fails at once with a packs.TooDeepError.
 
 // cut fails the pending request a cut stdout line answers, from the line's
 // head (its first 4 KiB): the request whose id the head holds, when it
@@ -38,6 +40,10 @@ func (s *Session) cut(c launch.Cut) {
 	}
 	fail, ok := s.pending[key]
 	if !ok {
+		return
+	}
+	if c.Depth > 0 {
+		fail(&packs.TooDeepError{Request: s.described[key], Limit: c.Depth})
 		return
 	}
 	fail(&packs.TooLargeError{Request: s.described[key], Limit: int64(c.Limit)})

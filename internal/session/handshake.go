@@ -110,33 +110,18 @@ func listTools(ctx context.Context, s requester, maxPages int) ([]packs.Tool, er
 		if resp.Error != nil {
 			return tools, fmt.Errorf("tools/list: the server answered %s", resp.Brief())
 		}
-		var r struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor *string           `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(resp.Result, &r); err != nil {
+		got, next, err := pageTools(resp.Result)
+		if err != nil {
 			return tools, fmt.Errorf("tools/list: the result is malformed: %v", err)
 		}
-		for _, raw := range r.Tools {
-			var t packs.Tool
-			if err := json.Unmarshal(raw, &t); err != nil {
-				// Keep what can be read: the name at least.
-				var named struct {
-					Name string `json:"name"`
-				}
-				_ = json.Unmarshal(raw, &named)
-				t = packs.Tool{Name: named.Name}
-			}
-			t.Raw = raw
-			tools = append(tools, t)
-		}
-		if r.NextCursor == nil || *r.NextCursor == "" {
+		tools = append(tools, got...)
+		if next == "" {
 			return tools, nil
 		}
-		if seen[*r.NextCursor] {
-			return tools, fmt.Errorf("tools/list: cursor %q came back twice (the pages loop)", *r.NextCursor)
+		if seen[next] {
+			return tools, fmt.Errorf("tools/list: cursor %q came back twice (the pages loop)", next)
 		}
-		seen[*r.NextCursor] = true
-		cursor = r.NextCursor
+		seen[next] = true
+		cursor = &next
 	}
 }

@@ -55,6 +55,8 @@ type HTTP struct {
 	modern         string // the modern protocol version in use, "" for legacy
 	negotiation    Negotiation
 	closeOnce      sync.Once
+	lists          toolLists   // lists.go
+	notes          noteCounter // notes.go
 }
 
 var _ packs.Server = (*HTTP)(nil)
@@ -87,6 +89,7 @@ func OpenHTTP(url string, headers map[string]string, proc *launch.Process, timeo
 
 // notified records a notification the server sent.
 func (h *HTTP) notified(n mcp.JSONRPCNotification) {
+	h.notes.see(n.Method, time.Now())
 	if b, err := json.Marshal(n); err == nil {
 		h.record(b)
 	}
@@ -164,6 +167,7 @@ func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.R
 		h.record(b)
 	}
 	out := toResponse(resp)
+	h.lists.see(method, params, out)
 	if method == "initialize" && out.Error == nil {
 		var r struct {
 			ProtocolVersion string `json:"protocolVersion"`
@@ -234,6 +238,13 @@ func (h *HTTP) setModern(version string) {
 func (h *HTTP) ListTools(ctx context.Context, maxPages int) ([]packs.Tool, error) {
 	return listTools(ctx, h, maxPages)
 }
+
+// ToolLists returns the tools/list walks of this session (Session.ToolLists).
+func (h *HTTP) ToolLists() []packs.ToolList { return h.lists.copyOut() }
+
+// Notifications counts the notifications the server sent in this session
+// (Session.Notifications).
+func (h *HTTP) Notifications() []packs.NoteCount { return h.notes.counts() }
 
 // WriteRaw is stdio-only.
 func (h *HTTP) WriteRaw([]byte) error { return ErrNotStdio }

@@ -61,6 +61,8 @@ type Session struct {
 	modern         string // the modern protocol version in use, "" for legacy
 	negotiation    Negotiation
 	closeOnce      sync.Once
+	lists          toolLists   // lists.go
+	notes          noteCounter // notes.go
 }
 
 var _ packs.Server = (*Session)(nil)
@@ -72,7 +74,7 @@ func Open(proc *launch.Process) *Session {
 	proc.OnCut(s.cut)
 	s.tr = transport.NewIO(proc.Messages(), proc.Input(), io.NopCloser(strings.NewReader("")))
 	s.tr.SetRequestHandler(s.decline)
-	s.tr.SetNotificationHandler(func(mcp.JSONRPCNotification) {}) // frames keep the evidence
+	s.tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) { s.notes.see(n.Method, time.Now()) }) // frames keep the evidence
 	_ = s.tr.Start(context.Background())
 	return s
 }
@@ -154,6 +156,10 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*pack
 		if errors.As(context.Cause(ctx), &large) {
 			return nil, large // it names the request already
 		}
+		var deep *packs.TooDeepError
+		if errors.As(context.Cause(ctx), &deep) {
+			return nil, deep // it names the request already
+		}
 		if errors.Is(err, transport.ErrTransportClosed) {
 			return nil, fmt.Errorf("%s: %w", what, s.closedError())
 		}
@@ -176,8 +182,19 @@ func (s *Session) Request(ctx context.Context, method string, params any) (*pack
 		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return toResponse(resp), nil
+	out := toResponse(resp)
+	s.lists.see(method, params, out)
+	return out, nil
 }
+
+// Notifications counts the notifications the server sent in this
+// session, per method, in the order the methods first came.
+func (s *Session) Notifications() []packs.NoteCount { return s.notes.counts() }
+
+// ToolLists returns the distinct tool lists the tools/list walks of this
+// session gave, oldest first: the first, then each that differed from the
+// one before (the latest when there were too many).
+func (s *Session) ToolLists() []packs.ToolList { return s.lists.copyOut() }
 
 // closedError says why the transport closed. A closed stdout usually means
 // the process is exiting: wait a moment so that Alive and ExitStatus tell
@@ -220,9 +237,9 @@ func (s *Session) Describe(f packs.Frame) string { return describeFrame(&s.mu, s
 
 // describeFrame names the harness request a JSON response frame answers,
 // from the requests the session described by their JSON id.
-// An oversize frame names it too when its kept start holds the id.
+// An oversize or too-deep frame names it too when its kept start holds the id.
 func describeFrame(mu *sync.Mutex, described map[string]string, f packs.Frame) string {
-	if f.Kind != "json" && f.Kind != "oversize" {
+	if f.Kind != "json" && f.Kind != "oversize" && f.Kind != "too-deep" {
 		return ""
 	}
 	m := f.Head()

@@ -4,7 +4,9 @@
 // framing and error codes, the optional features it declares (resources,
 // prompts, logging), tools/call error classes, cancellation and progress,
 // stdout hygiene and wire validation, exit on stdin close, a sweep of the
-// read-only tools and the secret-echo check. A feature the server does not
+// read-only tools, a tool list that changes within the session, a flood of
+// notifications, refused attempts to get out of the sandbox and the
+// secret-echo check. A feature the server does not
 // declare is not applicable, never a failure.
 //
 //	e, _ := engine.New(engine.Config{Command: "my-server", Packs: []string{"core"}})
@@ -16,7 +18,8 @@
 // Probes that write malformed input come after malformed-input, which
 // judges a crash on it; probes that call tools come after tool-sweep, which
 // judges a crash or a hang on valid arguments, and skip the tools it saw
-// fail. version-negotiation sends a second initialize, on which a server
+// fail. tools-rug-pull asks for the tool list once more just before
+// version-negotiation, which sends a second initialize, on which a server
 // may reset its session, so it is the last probe that talks to the server.
 // exits-on-stdin-close ends the session: only probes that judge what was
 // already captured come after it.
@@ -58,6 +61,7 @@ var Pack = packs.Pack{
 		cancellation,
 		cancelUnknown,
 		largeArgument,
+		toolsRugPull,
 		versionNegotiation,
 		httpOrigin,
 		httpHost,
@@ -74,10 +78,12 @@ var Pack = packs.Pack{
 		noOrphans,
 		filesOutsideRoot,
 		resourceLimits,
+		escapeAttempts,
 		noListener,
 		stdoutOnly,
 		noStdoutRequests,
 		clientCapabilities,
+		notificationFlood,
 		unrequestedLog,
 		resultShape,
 		errorCodes,

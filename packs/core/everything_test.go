@@ -56,6 +56,7 @@ var everythingVerdicts = map[string]packs.Verdict{
 	"CORE-CANCELLATION":               packs.Passed,
 	"CORE-CANCEL-UNKNOWN":             packs.Passed,
 	"CORE-LARGE-ARGUMENT":             packs.Passed,
+	"CORE-TOOLS-RUG-PULL":             packs.Passed,
 	"CORE-VERSION-NEGOTIATION":        packs.Passed,
 	"CORE-HTTP-ORIGIN":                packs.NotApplicable, // the HTTP transport's own rules: see everythingHTTPVerdicts
 	"CORE-HTTP-HOST":                  packs.NotApplicable,
@@ -67,11 +68,13 @@ var everythingVerdicts = map[string]packs.Verdict{
 	"CORE-HTTP-LOOPBACK-ONLY":         packs.NotApplicable,
 	"CORE-HTTP-CORS":                  packs.NotApplicable,
 	"CORE-CLIENT-CAPABILITIES":        packs.Passed,
+	"CORE-NOTIFICATION-FLOOD":         packs.Passed,
 	"CORE-EXIT-ON-STDIN-CLOSE":        packs.Passed,
 	"CORE-NO-ORPHANS":                 packs.Passed,
 	"CORE-WRITES-OUTSIDE-ROOT":        packs.Passed,
 	"CORE-RESOURCE-LIMITS":            packs.Passed, // where the leaf has the pids and memory controllers (root here)
 	"CORE-NO-LISTENER":                packs.Passed,
+	"CORE-ESCAPE-ATTEMPTS":            packs.Passed,
 	"CORE-STDOUT-JSONRPC":             packs.Passed,
 	"CORE-WIRE-MESSAGES":              packs.Passed,
 	"CORE-SECRET-ECHO":                packs.Failed, // get-env returns the whole environment, by design

@@ -44,6 +44,10 @@ var toolMetadata = packs.Probe{
 			}
 		}
 		if len(p.Surface.Tools) == 0 {
+			if p.Surface.ToolsError != "" {
+				p.NotApplicable("no tool could be read (tools-list reports it): %s", p.Surface.ToolsError)
+				return
+			}
 			p.NotApplicable("the server lists no tools")
 			return
 		}

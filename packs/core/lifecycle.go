@@ -71,6 +71,11 @@ var stdoutOnly = packs.Probe{
 				if req := p.Server.Describe(f); req != "" {
 					what += " (the answer to " + req + ")"
 				}
+			case "too-deep":
+				what = fmt.Sprintf("JSON nested deeper than %s levels, past the JSON decoder's limit, so the harness refused it", count(packs.MaxJSONDepth))
+				if req := p.Server.Describe(f); req != "" {
+					what += " (the answer to " + req + ")"
+				}
 			}
 			if what == "" {
 				continue
