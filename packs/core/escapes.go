@@ -1,7 +1,6 @@
 package core
 
 import (
-	"net"
 	"strings"
 
 	"github.com/sealmark/sealmark/observers"
@@ -14,8 +13,8 @@ var escapeAttempts = packs.Probe{
 	Severity: packs.Medium,
 	CWE:      "CWE-693",
 	Doc: "a contained server must not try to get out of its sandbox: a connection to a unix socket outside it (a host service: " +
-		"docker, dbus, an agent) or to an address off this machine (name lookups aside), each refused by containment before it left, is an attempt " +
-		"on record (medium), whatever the server started or any probe asked",
+		"docker, dbus, an agent), refused by containment, is an attempt on record (medium), whatever the server started or any probe asked; " +
+		"its use of the network (an API it serves, telemetry) is no attempt to get out: effects/network lists it",
 	Run: func(p *packs.Pass) {
 		if p.Observed == nil {
 			p.NotApplicable("no observers on this run")
@@ -52,33 +51,22 @@ var escapeAttempts = packs.Probe{
 }
 
 // escapeAttempt describes a refused attempt to get out of the sandbox:
-// "connect to the host unix socket /run/docker.sock" or "reach
-// 192.0.2.1:80, off this machine"; false for anything else (a refused
-// loopback port is an undeclared service, a query to a name server a
-// lookup, not a way out).
+// "connect to the unix socket /run/docker.sock outside its sandbox"; false
+// for anything else. A refused address, off this machine or an undeclared
+// loopback port, is the server's use of the network, not a way out: an
+// API client reaching its API (mcp-gdrive and googleapis.com) or a
+// telemetry ping would make this finding on most real servers, and
+// effects/network lists those.
 func escapeAttempt(r observers.Record) (string, bool) {
 	if r.Kind != observers.KindSocket || r.Observer != "egress" || r.Data[observers.KeyVerdict] != "deny" {
 		return "", false
 	}
 	addr := r.Data[observers.KeyAddr]
-	switch r.Data[observers.KeyFamily] {
-	case "unix":
-		if addr == "" {
-			return "", false
-		}
-		if strings.HasPrefix(addr, "@") {
-			return "connect to the abstract unix socket " + addr + " of the host's network namespace", true
-		}
-		return "connect to the unix socket " + addr + " outside its sandbox", true
-	case "inet", "inet6":
-		ip := net.ParseIP(strings.Trim(addr, "[]"))
-		if ip == nil || ip.IsLoopback() || ip.IsUnspecified() {
-			return "", false
-		}
-		if r.Data[observers.KeyPort] == "53" {
-			return "", false // a name lookup: effects' network lists it
-		}
-		return "reach " + net.JoinHostPort(ip.String(), r.Data[observers.KeyPort]) + ", off this machine", true
+	if r.Data[observers.KeyFamily] != "unix" || addr == "" {
+		return "", false
 	}
-	return "", false
+	if strings.HasPrefix(addr, "@") {
+		return "connect to the abstract unix socket " + addr + " of the host's network namespace", true
+	}
+	return "connect to the unix socket " + addr + " outside its sandbox", true
 }

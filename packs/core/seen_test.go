@@ -206,9 +206,9 @@ func TestEscapeAttempts(t *testing.T) {
 			return strings.HasPrefix(m, "the server tried to connect to the unix socket ") && strings.HasSuffix(m, "host.sock outside its sandbox; containment refused it")
 		}), "%q", msgs)
 		for _, m := range msgs {
-			if strings.Contains(m, "192.0.2.1") {
-				assert.Equal(t, "the server tried to reach 192.0.2.1:80, off this machine; containment refused it", m)
-			}
+			// the knock's try of 192.0.2.1:80 is the server's network
+			// use, not a way out (effects/network lists it)
+			assert.NotContains(t, m, "192.0.2.1")
 		}
 	}
 	assert.Equal(t, []string{"CORE-ESCAPE-ATTEMPTS"}, failed)
