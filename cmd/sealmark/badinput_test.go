@@ -50,3 +50,15 @@ func TestBadInputsNameTheFlag(t *testing.T) {
 	code, _, errOut = sealmark(t, append([]string{"run", "--explain-config", "--header", "Authorization: Bearer x", "--header", "X-Two: 2"}, url...)...)
 	assert.Equal(t, report.ExitClean, code, errOut)
 }
+
+// TestAbsurdLimitsRefused: --max-mib above 65536 and a timeout above 24h
+// are refused before anything starts, naming the flag, the key and the
+// maximum.
+func TestAbsurdLimitsRefused(t *testing.T) {
+	code, _, errOut := sealmark(t, "run", "--max-mib", "99999999", "--", "x")
+	assert.Equal(t, 2, code, errOut)
+	assert.Contains(t, errOut, "flag --max-mib: sandbox.max_mib: 99999999 MiB is more than any sandbox needs; at most 65536")
+	code, _, errOut = sealmark(t, "run", "--timeout", "100000h", "--", "x")
+	assert.Equal(t, 2, code, errOut)
+	assert.Contains(t, errOut, "at most 24h")
+}

@@ -175,7 +175,7 @@ func configSource(f *runFlags, env []string) string {
 // variables hold, so no line can print one.
 func (d *doctor) secrets(res *config.Resolved, caller []string) {
 	for _, kv := range res.Env {
-		if redact.SecretName(kv.Name) && !redact.HasPlaceholder(kv.Value) {
+		if redact.SecretEnv(kv.Name, kv.Value) {
 			d.mask.Secret(kv.Value, redact.MaskRedacted)
 		}
 	}
@@ -183,7 +183,7 @@ func (d *doctor) secrets(res *config.Resolved, caller []string) {
 		d.mask.Secret(h.Value, redact.MaskRedacted)
 	}
 	for _, name := range res.KeepEnv {
-		if v := environ.Value(caller, name); redact.SecretName(name) && v != "" {
+		if v := environ.Value(caller, name); redact.SecretEnv(name, v) {
 			d.mask.Secret(v, redact.MaskRedacted)
 		}
 	}
@@ -339,10 +339,10 @@ func lookupCaller(env []string, name string) (string, bool) {
 }
 
 // shownValue is a kept variable's value as doctor prints it: <redacted>
-// under a secret-looking name, else without a URL's user:password@, and
-// bounded.
+// under a secret-looking name or when token-shaped, else without a URL's
+// user:password@, and bounded.
 func shownValue(name, v string) string {
-	if redact.SecretName(name) {
+	if redact.SecretName(name) || redact.TokenShaped(v) {
 		return redact.MaskRedacted
 	}
 	v = redact.URL(v)

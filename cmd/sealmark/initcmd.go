@@ -19,7 +19,6 @@ import (
 
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/hostpath"
-	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/internal/report"
 )
 
@@ -54,7 +53,7 @@ func initFlags(w io.Writer) (*flag.FlagSet, *initOptions) {
 	set.BoolVar(&o.yes, "yes", false, "answer yes to every question: replace each real path with {sandbox}/<name>")
 	set.BoolVar(&o.force, "force", false, "overwrite the file when it exists")
 	set.StringVar(&o.out, "out", "sealmark.yaml", "write to `FILE`")
-	set.Var(&o.envs, "env", "give the server `NAME=VALUE` (repeatable; a secret-looking NAME goes to sandbox.keep_env, its value never into the file)")
+	set.Var(&o.envs, "env", "give the server `NAME=VALUE` (repeatable; a secret-looking NAME or token-shaped VALUE goes to sandbox.keep_env, its value never into the file; a URL's password is never written)")
 	return set, o
 }
 
@@ -104,14 +103,7 @@ func initCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	draft := &initDraft{command: argv[0], args: append([]string(nil), argv[1:]...)}
-	for _, kv := range env {
-		if redact.SecretName(kv.Name) && !redact.HasPlaceholder(kv.Value) {
-			draft.keep = append(draft.keep, kv.Name)
-			fmt.Fprintf(stderr, "sealmark init: %s looks like a secret: its value is not written to %s; sandbox.keep_env copies it from your environment when sealmark runs\n", kv.Name, out)
-			continue
-		}
-		draft.env = append(draft.env, kv)
-	}
+	withoutPasswords(draft, env, out, stderr)
 	for _, p := range ownPrograms(draft, cwd) {
 		fmt.Fprintf(stdout, "%s: %s → %s (the server's own %s, found here; the server runs in the sandbox root, where %s does not exist)\n",
 			p.where, commentText(p.was), *p.slot, p.what, commentText(p.was))
@@ -362,13 +354,7 @@ func (d *initDraft) render() []byte {
 			line(indent, "# "+n)
 		}
 	}
-	whole := d.command
-	for _, a := range d.args {
-		whole += " " + a
-	}
-	if len(whole) > 200 {
-		whole = whole[:200] + "..."
-	}
+	whole := commandLine(d)
 	b.WriteString(`# sealmark.yaml: how Sealmark starts and tests this MCP server, written by
 # "sealmark init" for: ` + commentText(whole) + `
 # Check it with "sealmark doctor", then test with "sealmark run".

@@ -247,3 +247,25 @@ func TestSandboxName(t *testing.T) {
 		assert.Equal(t, tc.want, hostpath.SandboxName(tc.path, taken), tc.path)
 	}
 }
+
+// TestInitURLPasswordsNeverWritten: no password reaches the written file
+// or init's output: a PostgreSQL URL becomes {dsn}, another URL's password
+// <redacted> with a warning, a token-shaped --env value under a plain name
+// goes to keep_env; the header comment's command line keeps none either.
+func TestInitURLPasswordsNeverWritten(t *testing.T) {
+	const pgPass, mirrorPass, envPass, token = "pg-pass-hunter2", "mirror-pass-77", "env-url-pass-5", "ghp_a1b2c3d4e5f6g7h8i9j0"
+	path, code, out, errOut := initIn(t, "",
+		"--env", "UPSTREAM_PAT="+token, "--env", "CACHE_URL=redis://cache:"+envPass+"@127.0.0.1:6379/0",
+		"--", "mcp-postgres", "postgres://app:"+pgPass+"@127.0.0.1:5432/app", "--mirror=https://me:"+mirrorPass+"@127.0.0.1/m")
+	require.Equal(t, 0, code, errOut)
+	s, raw := loadWritten(t, path)
+	for _, secret := range []string{pgPass, mirrorPass, envPass, token, "pg-p", "-pass-77", "env-u", "ghp_a1"} {
+		assert.NotContains(t, raw+out+errOut, secret)
+	}
+	assert.Equal(t, []string{"{dsn}", "--mirror=https://me:<redacted>@127.0.0.1/m"}, s.Args)
+	assert.Equal(t, []config.KV{{Name: "CACHE_URL", Value: "redis://cache:<redacted>@127.0.0.1:6379/0"}}, s.Env)
+	assert.Equal(t, []string{"UPSTREAM_PAT"}, s.KeepEnv)
+	assert.Contains(t, errOut, "server.args[0]: a PostgreSQL URL with a password became {dsn}")
+	assert.Contains(t, errOut, "warning: server.args[1]: a URL's password became <redacted>")
+	assert.Contains(t, errOut, "warning: server.env CACHE_URL: a URL's password became <redacted>")
+}

@@ -23,7 +23,8 @@ import (
 //     contacts nothing else), {port} standing for any port;
 //   - server.start without server.url, or server.headers without server.url;
 //   - sandbox.max_mib or a timeout not above zero, a timeout below
-//     MinTimeout;
+//     MinTimeout, sandbox.max_mib above MaxMiB or a timeout above
+//     MaxTimeout;
 //   - a server.headers entry holding CR, LF or NUL (header injection);
 //   - --no-sandbox with --keep-sandbox or sandbox.layers_off;
 //   - sandbox.dir not a writable directory, or on /proc, /sys or /dev;
@@ -56,8 +57,11 @@ func (r *Resolved) Check() error {
 	if len(r.Headers) > 0 && !url {
 		add("%s apply only to an HTTP server: set server.url", r.named("server.headers"))
 	}
-	if r.MaxMiB <= 0 {
+	switch {
+	case r.MaxMiB <= 0:
 		add("%s: want a positive number of MiB, got %d", r.at("sandbox.max_mib"), r.MaxMiB)
+	case r.MaxMiB > MaxMiB:
+		add("%s: %d MiB is more than any sandbox needs; at most %d (64 GiB)", r.at("sandbox.max_mib"), r.MaxMiB, MaxMiB)
 	}
 	for _, t := range []struct {
 		key string
@@ -68,6 +72,8 @@ func (r *Resolved) Check() error {
 			add("%s: want a positive duration, got %s", r.at(t.key), t.d)
 		case t.d < MinTimeout:
 			add("%s: %s is too short for any server to answer; want at least %s", r.at(t.key), t.d, MinTimeout)
+		case t.d > MaxTimeout:
+			add("%s: %s is longer than any run should wait; at most %s", r.at(t.key), t.d, strings.TrimSuffix(MaxTimeout.String(), "0m0s"))
 		}
 	}
 	for _, h := range r.Headers {
@@ -197,6 +203,15 @@ func (r *Resolved) named(key string) string {
 // MinTimeout is the shortest timeout Check accepts: below it no server,
 // however fast, could answer, and every verdict would be a timeout.
 const MinTimeout = 100 * time.Millisecond
+
+// MaxTimeout is the longest timeout Check accepts (24h): a longer one is a
+// typo or an overflow, and would let a stuck server hold the run for days.
+const MaxTimeout = 24 * time.Hour
+
+// MaxMiB is the largest sandbox.max_mib Check accepts (65536, 64 GiB): a
+// larger limit is a typo, and a root harness would try to make a
+// filesystem of that size.
+const MaxMiB = 65536
 
 // pseudoFS are the kernel's own filesystems: no sandbox can live there.
 var pseudoFS = []string{"/proc", "/sys", "/dev"}

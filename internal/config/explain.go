@@ -26,9 +26,11 @@ import (
 // on one line.
 // Values are shown as the report shows them (see the environment page):
 // server.env values under a secret-looking name are <redacted> unless they
-// hold a placeholder, the canary variables are <canary>, headers are listed
+// hold a placeholder (redact.EnvValue), the canary variables are <canary>, headers are listed
 // as header:<Name> with the same rule, server.url loses its user:password@,
-// db.admin_dsn its password, hints under a secret-looking name are
+// db.admin_dsn its password, a URL's password anywhere else (the command,
+// its arguments, server.start) is <redacted>, a token-shaped env value is
+// <redacted> whatever its name, hints under a secret-looking name are
 // <redacted>, and server.files shows each file's size, never its content.
 func (r *Resolved) Explain(w io.Writer) error {
 	var err error
@@ -110,11 +112,11 @@ func (r *Resolved) shown(s *setting) string {
 		case "db.admin_dsn":
 			return quoteEmpty(withoutPassword(*v))
 		}
-		return quoteEmpty(*v)
+		return quoteEmpty(redact.Passwords(*v)) // server.command, server.start
 	case *[]string:
 		quoted := make([]string, len(*v))
 		for i, item := range *v {
-			quoted[i] = strconv.Quote(item)
+			quoted[i] = strconv.Quote(redact.Passwords(item))
 		}
 		return "[" + strings.Join(quoted, ", ") + "]"
 	case *bool:

@@ -171,3 +171,26 @@ func TestExplainKeepsAValueWithALineBreakOnOneLine(t *testing.T) {
 	assert.Contains(t, out.String(), "\nserver.env.GREETING = \"hello\\nworld\\n\"   (sealmark.yaml:4)\n")
 	assert.Equal(t, len(settings), bytes.Count(out.Bytes(), []byte("\n")), "one line per key")
 }
+
+// TestExplainMasksPasswordsInAStdioCommand: a URL's password written in a
+// stdio server's command or arguments, or in the start command of an HTTP
+// server, is masked, as is a token-shaped env value under a plain name;
+// the rest of each value is shown as written.
+func TestExplainMasksPasswordsInAStdioCommand(t *testing.T) {
+	r, err := Resolve(nil, nil, "", nil, map[string]string{"command": `["psql-mcp", "postgres://app:stdio-arg-pw@127.0.0.1:5432/app", "--mirror=https://m:mirror-pw@127.0.0.1/x"]`})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, r.Explain(&out))
+	assert.Contains(t, out.String(), `server.args = ["postgres://app:<redacted>@127.0.0.1:5432/app", "--mirror=https://m:<redacted>@127.0.0.1/x"]`)
+	assert.NotContains(t, out.String(), "stdio-arg-pw")
+	assert.NotContains(t, out.String(), "mirror-pw")
+
+	r, err = resolve(t, "server:\n  url: http://127.0.0.1:{port}/mcp\n  start: node http.js --db mysql://root:start-pw@127.0.0.1/x --port {port}\n  env:\n    UPSTREAM_PAT: ghp_a1b2c3d4e5f6g7h8i9\n", nil, nil)
+	require.NoError(t, err)
+	out.Reset()
+	require.NoError(t, r.Explain(&out))
+	assert.Contains(t, out.String(), "server.start = node http.js --db mysql://root:<redacted>@127.0.0.1/x --port {port}   (sealmark.yaml:3)\n")
+	assert.Contains(t, out.String(), "server.env.UPSTREAM_PAT = <redacted>   (sealmark.yaml:5)\n")
+	assert.NotContains(t, out.String(), "start-pw")
+	assert.NotContains(t, out.String(), "ghp_a1b2")
+}

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sealmark/sealmark/internal/redact"
 )
 
 // MaxConfigBytes bounds sealmark.yaml (1 MiB): a config file is small, and a
@@ -317,7 +319,7 @@ func describe(n *yaml.Node) string {
 	case yaml.AliasNode:
 		return "an alias"
 	}
-	v := n.Value
+	v := redact.Passwords(n.Value) // masked before the cut, which would keep a part
 	if len(v) > 40 {
 		v = v[:40] + "..."
 	}

@@ -340,8 +340,10 @@ func (e *Engine) Open() error {
 	for _, w := range environ.PathWarnings(e.cfg.Args, e.cfg.Env, top) {
 		e.warn(w)
 	}
+	// A value under a secret-looking name (its placeholders expanded) or a
+	// token-shaped one is a secret of the run: redact.SecretEnv's rule.
 	for _, kv := range e.cfg.Env {
-		if redact.SecretName(kv.Name) {
+		if redact.SecretName(kv.Name) || redact.SecretEnv(kv.Name, kv.Value) {
 			if v, err := environ.Expand(kv.Value, e.vars); err == nil {
 				e.redactor.Secret(v, "<redacted>")
 			}

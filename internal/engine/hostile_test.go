@@ -73,8 +73,31 @@ func TestHugeLineIsBounded(t *testing.T) {
 	err, allocated := startHostile(t, "spew-line")
 	var se *engine.StartError
 	require.True(t, errors.As(err, &se), "want a StartError, got %v", err)
-	assert.Contains(t, err.Error(), "no answer to initialize within 3s: raise timeouts.start")
+	assert.Contains(t, err.Error(), "no answer to initialize within 3s: the server wrote ")
 	assert.Less(t, allocated, uint64(40<<20), "a 100 MiB line must not be buffered")
+}
+
+// TestHugeLineIsTheCause: a server that writes one line a few MiB past the
+// frame limit instead of answering initialize gets that named as the
+// cause, not "raise timeouts.start"; a server that stays silent still gets
+// the timeout advice (TestSilentServerIsBounded).
+func TestHugeLineIsTheCause(t *testing.T) {
+	cfg := fixtureConfig(t, "spew-line")
+	cfg.Args = append(cfg.Args, "-spew-mib=6")
+	cfg.StartTimeout = 3 * time.Second
+	e, err := engine.New(cfg)
+	require.NoError(t, err)
+	require.NoError(t, e.Open())
+	defer e.Close()
+	pr, err := e.StartPack(context.Background(), core.Pack)
+	if pr != nil {
+		pr.Close()
+	}
+	var se *engine.StartError
+	require.True(t, errors.As(err, &se), "want a StartError, got %v", err)
+	// All 6 MiB, or on a loaded machine what the framer had read by then.
+	assert.Regexp(t, `no answer to initialize within 3s: the server wrote [4-6]\.\d MiB on stdout without a newline \(one line past the frame limit of 4 MiB`, err.Error())
+	assert.NotContains(t, err.Error(), "raise timeouts.start")
 }
 
 // TestSilentServerIsBounded: a server that never answers initialize ends as

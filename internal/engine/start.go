@@ -135,6 +135,10 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		sctx = fresh
 	}
 	if err != nil {
+		var unended int64 // the stdout line the server was in the middle of
+		if pr.proc != nil {
+			unended = pr.proc.Unended()
+		}
 		if why := interruption(ctx); why != "" {
 			e.mu.Lock()
 			e.hurry = true
@@ -157,7 +161,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 			return nil, e.startError(pr, fmt.Errorf("the server tried to reach the network while starting, which the sandbox refuses, "+
 				"and had not completed initialize %s later (the timeline lists what it tried): %s", max(offlineWait, e.cfg.StartTimeout/2), advice))
 		}
-		return nil, e.startError(pr, e.initFailure(ctx, sctx, err))
+		return nil, e.startError(pr, e.initFailure(ctx, sctx, err, unended))
 	}
 	surface := &packs.Surface{Init: init}
 	tools, err := pr.sess.ListTools(sctx, 100)

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/launch"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -91,12 +92,19 @@ func shortDuration(d time.Duration) string {
 // initialize, once: no answer before timeouts.start (and which setting to
 // raise), an answer past the message limit, nothing listening at the URL,
 // or the error itself with no prefix repeated.
-func (e *Engine) initFailure(ctx, sctx context.Context, err error) error {
+//
+// unended is the stdout line the server was in the middle of when the
+// start gave up (launch.Process.Unended; 0 over HTTP): a server stuck
+// behind a line with no newline gets that named as the cause, since no
+// longer timeout would help.
+func (e *Engine) initFailure(ctx, sctx context.Context, err error, unended int64) error {
 	var op *net.OpError
 	var large *packs.TooLargeError
 	switch {
 	case errors.As(err, &large):
 		return large // failed at once, in its own words ("the answer to initialize was over ...")
+	case ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) && unended > 0:
+		return fmt.Errorf("no answer to initialize within %s: %s", e.cfg.StartTimeout, unendedWords(unended))
 	case ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("no answer to initialize within %s: raise timeouts.start (--timeout) if the server needs longer to start", e.cfg.StartTimeout)
 	case errors.Is(err, syscall.ECONNREFUSED) && errors.As(err, &op) && op.Addr != nil:
@@ -114,6 +122,19 @@ func (e *Engine) initFailure(ctx, sctx context.Context, err error) error {
 	}
 	return errors.New(msg)
 }
+
+// unendedWords names a stdout line with no newline as the cause of a
+// start that got no answer.
+func unendedWords(n int64) string {
+	if n > launch.DefaultMaxLine {
+		return fmt.Sprintf("the server wrote %s on stdout without a newline (one line past the frame limit of %d MiB, never read as a message): "+
+			"a stdio server ends each message with a newline; a longer timeout would not help", mib(n), launch.DefaultMaxLine>>20)
+	}
+	return fmt.Sprintf("the server wrote %d bytes on stdout without a newline, so no message could be read: a stdio server ends each message with a newline", n)
+}
+
+// mib is n bytes in MiB, one decimal.
+func mib(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB" }
 
 // oncePerPrefix drops a "prefix: " that repeats the one before it, as
 // layered errors write them ("initialize: initialize: transport error" →

@@ -61,6 +61,19 @@ var children = map[string]func() int{
 		os.Stdout.WriteString(`{"after":1}` + "\n")
 		return 0
 	},
+	// unended writes a line, then 3000 bytes with no newline; each line
+	// read from stdin ends it and starts another of 10 bytes; it exits at
+	// stdin EOF, the last line still unended.
+	"unended": func() int {
+		os.Stdout.WriteString(`{"a":1}` + "\n" + strings.Repeat("z", 3000))
+		r := bufio.NewReader(os.Stdin)
+		for {
+			if _, err := r.ReadBytes('\n'); err != nil {
+				return 0
+			}
+			os.Stdout.WriteString("\n" + strings.Repeat("w", 10))
+		}
+	},
 	// bigline writes 100 MiB without a newline, then exits.
 	"bigline": func() int {
 		chunk := bytes.Repeat([]byte{'x'}, 1<<20)

@@ -3,6 +3,7 @@ package launch
 import (
 	"bytes"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,6 +52,11 @@ type frameLog struct {
 	lost       int64   // bytes of Data dropped
 	maxBytes   int64
 	maxRecords int
+	// read counts the bytes read from stdout, ended those up to and
+	// including the last newline: their difference is the line the server
+	// is in the middle of (or, once stdout closed, the last line when it
+	// had no newline).
+	read, ended atomic.Int64
 }
 
 func newFrameLog(maxBytes int) *frameLog {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sync/atomic"
 )
 
 // framer splits the server's stdout into frames, records every one, and
@@ -36,13 +37,16 @@ func newFramer(frames *frameLog, out *io.PipeWriter, maxLine, maxMessage int, on
 // run reads r until EOF or an error, then records any unterminated last line
 // and closes out.
 func (f *framer) run(r io.Reader) {
-	br := bufio.NewReaderSize(r, readBuffer)
+	br := bufio.NewReaderSize(counted{r, &f.frames.read}, readBuffer)
+	var at int64 // bytes of stdout taken so far
 	for {
 		chunk, err := br.ReadSlice('\n')
+		at += int64(len(chunk))
 		switch {
 		case err == nil:
 			f.take(chunk[:len(chunk)-1])
 			f.emit()
+			f.frames.ended.Store(at)
 		case errors.Is(err, bufio.ErrBufferFull):
 			f.take(chunk)
 		default:
@@ -54,6 +58,19 @@ func (f *framer) run(r io.Reader) {
 			return
 		}
 	}
+}
+
+// counted is a reader that adds the bytes it reads to n, so the bytes
+// bufio holds before a newline comes count too.
+type counted struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c counted) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // take adds part of a line. Past maxLine+1 bytes (room for a "\r" before

@@ -182,6 +182,15 @@ func (p *Process) FrameCount() int { return p.frames.count() }
 // Spec.MaxFrameBytes.
 func (p *Process) FramesLost() int64 { return p.frames.bytesLost() }
 
+// Unended returns the length in bytes of the stdout line the server is in
+// the middle of writing, with no newline yet; once stdout closed, of its
+// last line when that had none; 0 when the last line ended. A start that
+// gets no answer while this grows past Spec.MaxLine is stuck behind one
+// line the framer will not deliver.
+func (p *Process) Unended() int64 {
+	return max(p.frames.read.Load()-p.frames.ended.Load(), 0)
+}
+
 // Log returns the server log: the most recent stderr bytes.
 func (p *Process) Log() *serverlog.Log { return p.log }
 

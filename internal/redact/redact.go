@@ -10,7 +10,9 @@
 //	r.Apply(&rep) // every exported string field of rep, rewritten in place
 //
 // Two kinds of value are registered. A secret (Secret) is masked wherever it
-// appears, whatever surrounds it, and no fragment of an occurrence survives.
+// appears, whatever surrounds it, and no fragment of an occurrence survives;
+// text cut to a length keeps none of it either (a part of at least
+// MinFragmentLen bytes next to a cut mark, "…" or "...", is masked too).
 // A stable value (Stable) is a real path, a random token or a port that
 // differs between runs; replacing it by a fixed name such as "{sandbox}" makes
 // two runs of the same server produce the same report. String applies both,
@@ -69,7 +71,9 @@ func New() *Redactor { return &Redactor{} }
 
 // Secret registers a secret value: every occurrence of value, in any text the
 // Redactor rewrites, becomes mask (MaskCanary, MaskRedacted, MaskPassword,
-// ...). An empty mask means MaskRedacted. A value shorter than MinSecretLen
+// ...), and so does a part of it that text cut to a length kept: its first
+// (or last) MinFragmentLen or more bytes right before (or after) a cut mark.
+// An empty mask means MaskRedacted. A value shorter than MinSecretLen
 // bytes is ignored. Registering a value again replaces its mask.
 func (r *Redactor) Secret(value, mask string) {
 	if len(value) < MinSecretLen {

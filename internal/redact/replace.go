@@ -19,17 +19,22 @@ var passwordRE = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:'"<>` 
 // stays as it is. Every text a Redactor rewrites gets it last, so a
 // password written in a server's arguments, an environment value or
 // anything the server says never reaches a report, however short.
+//
+// A URL cut inside its password loses what is left of it too:
+// "postgres://u:hunt…" becomes "postgres://u:<redacted>…" (see
+// cutPasswords).
 func Passwords(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
-	return passwordRE.ReplaceAllStringFunc(s, func(m string) string {
+	s = passwordRE.ReplaceAllStringFunc(s, func(m string) string {
 		sub := passwordRE.FindStringSubmatch(m)
 		if strings.HasPrefix(sub[2], "<") && strings.HasSuffix(sub[2], ">") {
 			return m
 		}
 		return sub[1] + ":" + MaskRedacted + "@"
 	})
+	return cutPasswords(s)
 }
 
 // URLPasswords returns the passwords of the URLs written in s, for a
@@ -79,8 +84,9 @@ func mask(s string, spans []span, between func(string) string) string {
 }
 
 // secretSpans finds every occurrence of every secret, overlapping ones
-// included, and merges overlapping occurrences into one span so that no byte
-// of any occurrence survives. A merged span takes the mask of the occurrence
+// included, and every fragment of one next to a cut mark (fragmentSpans),
+// and merges overlapping occurrences into one span so that no byte of any
+// occurrence survives. A merged span takes the mask of the occurrence
 // that starts first (the longest, at equal starts). Occurrences that only
 // touch stay separate masks.
 func secretSpans(s string, secrets []rule) []span {
@@ -102,6 +108,7 @@ func secretSpans(s string, secrets []rule) []span {
 			from = start + 1
 		}
 	}
+	found = append(found, fragmentSpans(s, secrets)...)
 	if len(found) == 0 {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math"
 	"net/url"
 	"strings"
 )
@@ -46,7 +47,8 @@ func HasPlaceholder(written string) bool {
 // value as the user wrote it:
 //   - a canary variable (canary true) shows MaskCanary;
 //   - a value containing a placeholder shows as written, unexpanded;
-//   - a value under a secret-looking name (SecretName) shows MaskRedacted;
+//   - a value under a secret-looking name (SecretName) or a token-shaped
+//     one (TokenShaped) shows MaskRedacted;
 //   - any other value shows as written.
 func EnvValue(name, written string, canary bool) string {
 	switch {
@@ -54,7 +56,7 @@ func EnvValue(name, written string, canary bool) string {
 		return MaskCanary
 	case HasPlaceholder(written):
 		return written
-	case SecretName(name):
+	case SecretName(name) || TokenShaped(written):
 		return MaskRedacted
 	}
 	return written
@@ -105,4 +107,66 @@ func withoutPlaceholders(s string) string {
 		s = strings.ReplaceAll(s, p, "0")
 	}
 	return s
+}
+
+// tokenPrefixes start the tokens of well-known services (OpenAI and
+// Anthropic keys, GitHub, Slack, GitLab, npm, PyPI, AWS, Google, a JWT).
+var tokenPrefixes = []string{
+	"sk-", "sk_", "pk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+	"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "glpat-", "npm_", "pypi-", "AKIA", "AIza", "eyJ",
+}
+
+// TokenShaped reports whether a value looks like a token whatever name it
+// is under: a well-known token prefix (sk-, ghp_, xoxb-, glpat-, AKIA, a
+// JWT's eyJ, ...) followed by at least 8 characters with no space; or 16
+// or more characters with no space or path separator that mix letters and
+// digits and vary enough (at least 3 bits of entropy per character, which
+// a random token has and "aaaa1111aaaa1111" has not). A value holding a
+// placeholder is none.
+func TokenShaped(v string) bool {
+	if len(v) < MinSecretLen || HasPlaceholder(v) || strings.ContainsAny(v, " \t\n") {
+		return false
+	}
+	for _, p := range tokenPrefixes {
+		if strings.HasPrefix(v, p) && len(v) >= len(p)+8 {
+			return true
+		}
+	}
+	if len(v) < 16 || strings.ContainsAny(v, `/\`) {
+		return false
+	}
+	letters, digits := false, false
+	for _, r := range v {
+		letters = letters || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
+		digits = digits || ('0' <= r && r <= '9')
+	}
+	return letters && digits && entropy(v) >= 3
+}
+
+// SecretEnv is the one rule for "this environment (or header) value is a
+// secret": a value under a secret-looking name (SecretName) or a
+// token-shaped one (TokenShaped), unless it holds a placeholder or is
+// shorter than MinSecretLen (too short to mask anywhere).
+func SecretEnv(name, value string) bool {
+	if len(value) < MinSecretLen || HasPlaceholder(value) {
+		return false
+	}
+	return SecretName(name) || TokenShaped(value)
+}
+
+// entropy is the Shannon entropy of s's bytes, in bits per byte.
+func entropy(s string) float64 {
+	var counts [256]int
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+	}
+	n := float64(len(s))
+	h := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
 }

@@ -96,3 +96,49 @@ func TestHeader(t *testing.T) {
 		}
 	}
 }
+
+func TestTokenShaped(t *testing.T) {
+	for v, want := range map[string]bool{
+		"sk-live-abcdefgh":                 true, // a known prefix
+		"ghp_a1b2c3d4e5f6g7h8i9":           true,
+		"xoxb-1234-5678-abcdef":            true,
+		"AKIAIOSFODNN7EXAMPLE":             true,
+		"eyJhbGciOiJIUzI1NiJ9.e30.sig":     true,
+		"Zq81xPp03LmVv72KcA":               true,  // long, mixed, varied
+		"sk-short":                         false, // a prefix but nothing after it
+		"aaaa1111aaaa1111":                 false, // mixed but hardly varied
+		"production-release":               false, // no digit
+		"/home/me/projects/2026":           false, // a path
+		"127.0.0.1":                        false,
+		"debug":                            false,
+		"{sandbox}/memory-2026abcdef.json": false, // a placeholder
+		"two words 1234567890abcdef":       false,
+		"sk-{port}-abcdefgh":               false,
+	} {
+		if got := TokenShaped(v); got != want {
+			t.Errorf("TokenShaped(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestSecretEnv(t *testing.T) {
+	for _, tt := range []struct {
+		name, value string
+		want        bool
+	}{
+		{"GITHUB_TOKEN", "abcdef", true},                 // the name
+		{"UPSTREAM_PAT", "ghp_a1b2c3d4e5f6g7h8i9", true}, // the value's shape
+		{"GITHUB_TOKEN", "abc", false},                   // too short to mask anywhere
+		{"API_KEY", "{dsn}", false},                      // a placeholder
+		{"LOG_LEVEL", "debug", false},
+		{"ROOT", "/home/me/projects/2026", false},
+	} {
+		if got := SecretEnv(tt.name, tt.value); got != tt.want {
+			t.Errorf("SecretEnv(%q, %q) = %v, want %v", tt.name, tt.value, got, tt.want)
+		}
+	}
+	// The report shows a token-shaped value under a plain name masked.
+	if got := EnvValue("UPSTREAM_PAT", "ghp_a1b2c3d4e5f6g7h8i9", false); got != MaskRedacted {
+		t.Errorf("EnvValue of a token-shaped value = %q, want %q", got, MaskRedacted)
+	}
+}

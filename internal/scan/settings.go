@@ -112,26 +112,11 @@ func fetchNote(l launch, fetched bool, began time.Time) string {
 }
 
 // secretValue reports whether a client config's env or header value is a
-// credential: a header value, a value under a secret-looking name, or one
-// shaped like a token (16 or more characters mixing letters and digits,
-// with no space or path separator). A placeholder is none.
+// credential, by the one rule of package redact (redact.SecretEnv: a
+// secret-looking name or a token-shaped value). A placeholder, VS Code's
+// ${input:ID} included, is none.
 func secretValue(kv config.KV) bool {
-	v := kv.Value
-	if len(v) < redact.MinSecretLen || redact.HasPlaceholder(v) || inputRef.MatchString(v) {
-		return false
-	}
-	if redact.SecretName(kv.Name) {
-		return true
-	}
-	if len(v) < 16 || strings.ContainsAny(v, " /\\") {
-		return false
-	}
-	letters, digits := false, false
-	for _, r := range v {
-		letters = letters || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
-		digits = digits || ('0' <= r && r <= '9')
-	}
-	return letters && digits
+	return !inputRef.MatchString(kv.Value) && redact.SecretEnv(kv.Name, kv.Value)
 }
 
 // replacePaths replaces each host path among the server's arguments and

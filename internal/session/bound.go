@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -37,6 +38,32 @@ type callKey struct{}
 type call struct {
 	what string
 	fail context.CancelCauseFunc
+
+	mu    sync.Mutex
+	ended error // how the last event stream of its answer ended (io.EOF: closed)
+}
+
+// streamEnded records how an event stream carrying the call's answer ended.
+func (c *call) streamEnded(err error) {
+	c.mu.Lock()
+	c.ended = err
+	c.mu.Unlock()
+}
+
+// noAnswer says why a call whose event stream ended carried no answer,
+// "" when no stream of it ended.
+func (c *call) noAnswer() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.ended == nil:
+		return ""
+	case errors.Is(c.ended, io.EOF):
+		return "the server's event stream ended without an answer (the server closed it)"
+	case errors.Is(c.ended, io.ErrUnexpectedEOF):
+		return "the server's event stream ended without an answer (unexpected EOF: the body broke off before its end)"
+	}
+	return "the server's event stream ended without an answer (" + c.ended.Error() + ")"
 }
 
 // bounded is the RoundTripper that bounds every response body.
@@ -86,6 +113,9 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.over(p[:n]) {
 		b.fail()
 		return 0, b.err
+	}
+	if err != nil && b.stream && b.call != nil {
+		b.call.streamEnded(err)
 	}
 	return n, err
 }

@@ -118,7 +118,8 @@ func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.R
 	what := describe(method, params)
 	ctx, fail := context.WithCancelCause(ctx)
 	defer fail(nil)
-	ctx = context.WithValue(ctx, callKey{}, &call{what: what, fail: fail})
+	c := &call{what: what, fail: fail}
+	ctx = context.WithValue(ctx, callKey{}, c)
 	h.mu.Lock()
 	modern, tr := h.modern, h.tr
 	broken := h.broken
@@ -160,7 +161,16 @@ func (h *HTTP) Request(ctx context.Context, method string, params any) (*packs.R
 			return nil, fmt.Errorf("%s: %w", what, packs.ErrNoAnswer)
 		}
 		// The transport failed without a JSON-RPC answer (an HTTP status
-		// with no JSON body, a refused connection): no timeout.
+		// with no JSON body, a refused connection, an event stream that
+		// ended first, which the client calls "unexpected nil response"):
+		// no timeout.
+		if why := c.noAnswer(); why != "" {
+			took := time.Since(start).Round(time.Millisecond)
+			if err.Error() == "unexpected nil response" { // the client's words for it, which say nothing
+				return nil, fmt.Errorf("%s: %w after %s: %s", what, packs.ErrTransport, took, why)
+			}
+			return nil, fmt.Errorf("%s: %w after %s: %s: %w", what, packs.ErrTransport, took, why, err)
+		}
 		return nil, fmt.Errorf("%s: %w after %s: %w", what, packs.ErrTransport, time.Since(start).Round(time.Millisecond), err)
 	}
 	if b, err := json.Marshal(resp); err == nil {
