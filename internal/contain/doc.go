@@ -47,7 +47,9 @@
 //     Options.AllowPorts; with ABI >= 6 no signals and no abstract unix
 //     sockets outside the server's own tree;
 //   - namespaces (Options.NetNS): a new pid namespace (plus a user
-//     namespace when not root) whose pid 1 is a resident shim, and a
+//     namespace when not root) whose pid 1 is a resident shim, not
+//     dumpable, so the server can neither trace it nor read its memory
+//     (ptrace, process_vm_readv, /proc/1/mem: EPERM), and a
 //     network namespace whose only interface is lo. The resident shim
 //     proxies Options.AllowPorts on 127.0.0.1 and ::1 to the same ports on
 //     the host, so the server reaches the harness's listeners as usual and
