@@ -12,6 +12,9 @@ var errNot = errors.New("quota: a size-limited filesystem needs Linux, not " + r
 // Mount reports that this platform has no size-limited filesystem here.
 func Mount(dir string, bytes int64) error { return errNot }
 
+// Try reports that this platform has no size-limited filesystem here.
+func Try() error { return errNot }
+
 // Mounted is false: Mount never mounts here.
 func Mounted(dir string) bool { return false }
 
