@@ -108,11 +108,14 @@
 // for its children), unless the harness sits in the root cgroup: pids.max
 // and memory.max (Options.MaxProcs, MaxMemory) are written only where the
 // leaf offers their controllers, and Isolation.Line names a limit that is
-// not enforced. Handoff.Cgroup gives the leaf: Members lists the server's
-// tree from cgroup.procs, Kill kills it at once with cgroup.kill (SIGKILL
-// to each member on kernels without it) and waits for "populated 0",
-// Remove does that and removes the leaf. The harness never writes to a
-// cgroup it did not make.
+// not enforced. A leaf and its v1 groups are made whole or not at all
+// with respect to a signal's cleanup (cleanup.Run, Exit), which waits for
+// one being made and then removes it; a removal kills again what was
+// spawned into the leaf after its first kill. Handoff.Cgroup gives the
+// leaf: Members lists the server's tree from cgroup.procs, Kill kills it
+// at once with cgroup.kill (SIGKILL to each member on kernels without it)
+// and waits for "populated 0", Remove does that and removes the leaf. The
+// harness never writes to a cgroup it did not make.
 //
 // # Stale runs
 //
