@@ -71,3 +71,9 @@ func TestSweepRemovesStaleQuotaProbes(t *testing.T) {
 	assert.DirExists(t, fresh)
 	assert.Contains(t, did, "removed stale quota probe "+dead)
 }
+
+// TestQuotaGuardKeepsTheOwnerFile: the file a quota's guard writes back on
+// disk when the harness dies is the one SweepStale reads.
+func TestQuotaGuardKeepsTheOwnerFile(t *testing.T) {
+	assert.Equal(t, OwnerFile, quota.KeptFile)
+}

@@ -24,8 +24,10 @@ const guardWait = 2 * time.Second
 // Guard starts exe, the running harness binary (its smbin.Dispatch runs
 // GuardMain), as the guard of the quota Mount put on dir: a process that
 // waits for the harness to be gone, however it went (a SIGKILL included),
-// then unmounts dir and removes it once empty, so no tmpfs of a dead
-// harness stays mounted in the host's mount namespace. It waits for end of
+// then unmounts dir, so no tmpfs of a dead harness stays mounted in the
+// host's mount namespace, and removes the directory, now empty, unless
+// the quota held a KeptFile: that is written back on disk, for the next
+// run's sweep. It waits for end of
 // file on a pipe whose write end only the harness holds (close-on-exec:
 // no server inherits it), ignores the signals of a Ctrl-C to the process
 // group, and stays in the harness's process group, so the harness's
@@ -79,9 +81,34 @@ func GuardMain(args []string) int {
 	if !Mounted(dir) {
 		return 0 // the harness took it away, or kept it on disk
 	}
+	owner, _ := readBounded(filepath.Join(dir, KeptFile), 4<<10)
 	if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
 		return 1
 	}
-	_ = os.Remove(dir) // nothing was ever written beneath the mount
+	if owner == nil {
+		_ = os.Remove(dir) // nothing was ever written beneath the mount
+		return 0
+	}
+	// The run's owner file stays, on disk now: the next run's sweep
+	// kills what carries the run's marker (a daemon of a server that
+	// ran without namespaces) and removes the directory.
+	if err := os.WriteFile(filepath.Join(dir, KeptFile), owner, 0o600); err != nil {
+		return 1
+	}
 	return 0
+}
+
+// KeptFile is the one file of a guarded directory that outlives its quota
+// when the harness dies: the run's owner file (contain.OwnerFile), which
+// the next run's sweep needs to find what the dead run left running.
+const KeptFile = ".sealmark-owner"
+
+// readBounded reads at most max bytes of file; nil when there is none.
+func readBounded(file string, max int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }

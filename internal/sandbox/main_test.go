@@ -3,9 +3,11 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/quota"
 	"github.com/sealmark/sealmark/internal/smbin"
 )
 
@@ -28,6 +30,12 @@ func victim(parent string) int {
 	if err != nil {
 		fmt.Println("error:", err)
 		return 1
+	}
+	if os.Getenv(victimEnv+"_OWNER") != "" {
+		if err := os.WriteFile(filepath.Join(s.Top, quota.KeptFile), []byte("owner\n"), 0o600); err != nil {
+			fmt.Println("error:", err)
+			return 1
+		}
 	}
 	fmt.Println(s.Top, s.Quota)
 	time.Sleep(time.Minute)
