@@ -30,7 +30,8 @@ type Cgroup struct {
 	once    sync.Once
 	killed  []int
 	removed error
-	undo    func() // drops the signal-path removal registered at creation
+	mu      sync.Mutex // guards undo
+	undo    func()     // drops the signal-path removal registered at creation
 }
 
 // Path returns the leaf's directory, "" for a nil Cgroup.
@@ -81,8 +82,11 @@ func (c *Cgroup) Remove() ([]int, error) {
 		if c.dir != nil {
 			c.dir.Close()
 		}
-		if c.undo != nil {
-			c.undo()
+		c.mu.Lock()
+		undo := c.undo
+		c.mu.Unlock()
+		if undo != nil {
+			undo()
 		}
 	})
 	return c.killed, c.removed

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -104,7 +105,18 @@ func parseLeafName(name string) (o owner, ok bool) {
 
 // newCgroup makes a leaf beneath the harness's own cgroup, opens it and
 // sets the limits its controllers allow (Isolation.For says which).
-func newCgroup(l cgroupLimits, v1 bool) (*Cgroup, error) {
+func newCgroup(l cgroupLimits, v1 bool) (c *Cgroup, err error) {
+	err = making(func() error {
+		c, err = makeCgroup(l, v1)
+		return err
+	})
+	return c, err
+}
+
+// makeCgroup is newCgroup, inside making: whatever it made is removed
+// before it returns an error, and the leaf's removal is registered with
+// package cleanup last, once the leaf and its v1 groups all exist.
+func makeCgroup(l cgroupLimits, v1 bool) (*Cgroup, error) {
 	home, err := cgroupHome()
 	if err != nil {
 		return nil, err
@@ -115,11 +127,7 @@ func newCgroup(l cgroupLimits, v1 bool) (*Cgroup, error) {
 		return nil, err
 	}
 	c := &Cgroup{path: path}
-	// From the moment it exists: a Ctrl-C at any point after (cleanup.Run
-	// on the signal path) kills and removes it, not the next run's sweep.
-	c.undo = cleanup.Add(func() { _, _ = c.Remove() })
 	if c.dir, err = os.Open(path); err != nil {
-		c.undo()
 		_ = unix.Rmdir(path)
 		return nil, err
 	}
@@ -141,7 +149,55 @@ func newCgroup(l cgroupLimits, v1 bool) (*Cgroup, error) {
 		c.Remove()
 		return nil, err
 	}
+	// A signal's cleanup from now on kills and removes it, not the next
+	// run's sweep; once the harness is on its way out (cleanup.Exit ran,
+	// waiting in making's gate for this) that happens here, at once.
+	var removed atomic.Bool
+	undo := cleanup.Add(func() {
+		removed.Store(true)
+		_, _ = c.Remove()
+	})
+	c.mu.Lock()
+	c.undo = undo
+	c.mu.Unlock()
+	if removed.Load() {
+		return nil, errExiting
+	}
 	return c, nil
+}
+
+// errExiting is the error of a cgroup asked for once the harness is on its
+// way out.
+var errExiting = errors.New("the harness is exiting: no cgroup is made")
+
+// Making cgroups and a signal's cleanup exclude each other: makingMu is
+// held while a cgroup of this process is made (and, by a probe, removed
+// again), and the cleanup of a signal waits for it, then closes the way
+// (exiting), so no cgroup is made after the cleanup ran and none is left
+// half made when the harness exits.
+var (
+	makingMu sync.Mutex
+	exiting  bool
+)
+
+// making runs make under makingMu, with a gate registered with package
+// cleanup for as long: a signal's cleanup (cleanup.Run or Exit) that comes
+// meanwhile waits in the gate until make is done, having registered the
+// removal of what it made (which Exit then runs at once), and no later
+// make runs.
+func making(make func() error) error {
+	undo := cleanup.Add(func() {
+		makingMu.Lock()
+		exiting = true
+		makingMu.Unlock()
+	})
+	defer undo()
+	makingMu.Lock()
+	defer makingMu.Unlock()
+	if exiting {
+		return errExiting
+	}
+	return make()
 }
 
 // leafControllers reads a cgroup's cgroup.controllers.
@@ -276,6 +332,9 @@ func removeCgroup(path string, deadline time.Time) ([]int, error) {
 			if !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
 				return members, &fs.PathError{Op: "rmdir", Path: d, Err: err}
 			}
+			// A process spawned into it after the kill (a start in
+			// flight when a signal's cleanup came): kill again.
+			_ = writeCgroup(d, "cgroup.kill", "1")
 			time.Sleep(time.Millisecond)
 		}
 	}

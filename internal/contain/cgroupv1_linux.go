@@ -104,12 +104,16 @@ func v1Offered(v2 []string) []string {
 			continue
 		}
 		dir := filepath.Join(home, leafName(os.Getpid(), 0, leafSeq.Add(1)))
-		if os.Mkdir(dir, 0o755) != nil {
-			continue
-		}
-		if unix.Rmdir(dir) == nil {
-			out = append(out, ctrl)
-		}
+		_ = making(func() error { // never left made by a signal meanwhile
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return err
+			}
+			err := unix.Rmdir(dir)
+			if err == nil {
+				out = append(out, ctrl)
+			}
+			return err
+		})
 	}
 	return out
 }
@@ -126,7 +130,9 @@ func joinV1(groups []string) error {
 }
 
 // removeV1Groups removes groups, waiting (until deadline) for their
-// members, all killed through the v2 leaf, to be gone.
+// members, all killed through the v2 leaf, to be gone; a member still
+// there (one that joined after the kill: a shim started meanwhile) is
+// killed again.
 func removeV1Groups(groups []string, deadline time.Time) error {
 	var errs []error
 	for _, g := range groups {
@@ -138,6 +144,13 @@ func removeV1Groups(groups []string, deadline time.Time) error {
 			if !errors.Is(err, unix.EBUSY) || time.Now().After(deadline) {
 				errs = append(errs, fmt.Errorf("removing %s: %w", g, err))
 				break
+			}
+			pids, _ := readProcs(g)
+			for _, pid := range pids {
+				if pfd, err := unix.PidfdOpen(pid, 0); err == nil {
+					_ = unix.PidfdSendSignal(pfd, unix.SIGKILL, nil, 0)
+					unix.Close(pfd)
+				}
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

@@ -47,7 +47,9 @@
 //     Options.AllowPorts; with ABI >= 6 no signals and no abstract unix
 //     sockets outside the server's own tree;
 //   - namespaces (Options.NetNS): a new pid namespace (plus a user
-//     namespace when not root) whose pid 1 is a resident shim, and a
+//     namespace when not root) whose pid 1 is a resident shim, not
+//     dumpable, so the server can neither trace it nor read its memory
+//     (ptrace, process_vm_readv, /proc/1/mem: EPERM), and a
 //     network namespace whose only interface is lo. The resident shim
 //     proxies Options.AllowPorts on 127.0.0.1 and ::1 to the same ports on
 //     the host, so the server reaches the harness's listeners as usual and
@@ -106,11 +108,14 @@
 // for its children), unless the harness sits in the root cgroup: pids.max
 // and memory.max (Options.MaxProcs, MaxMemory) are written only where the
 // leaf offers their controllers, and Isolation.Line names a limit that is
-// not enforced. Handoff.Cgroup gives the leaf: Members lists the server's
-// tree from cgroup.procs, Kill kills it at once with cgroup.kill (SIGKILL
-// to each member on kernels without it) and waits for "populated 0",
-// Remove does that and removes the leaf. The harness never writes to a
-// cgroup it did not make.
+// not enforced. A leaf and its v1 groups are made whole or not at all
+// with respect to a signal's cleanup (cleanup.Run, Exit), which waits for
+// one being made and then removes it; a removal kills again what was
+// spawned into the leaf after its first kill. Handoff.Cgroup gives the
+// leaf: Members lists the server's tree from cgroup.procs, Kill kills it
+// at once with cgroup.kill (SIGKILL to each member on kernels without it)
+// and waits for "populated 0", Remove does that and removes the leaf. The
+// harness never writes to a cgroup it did not make.
 //
 // # Stale runs
 //

@@ -37,3 +37,7 @@ func init() {
 		return <-code
 	}
 }
+
+// V1Home is v1Home, for the external tests: the harness's own group in
+// the cgroup v1 hierarchy of a controller.
+var V1Home = v1Home

@@ -171,12 +171,13 @@ func setupMounts(l mountLayout) error {
 }
 
 // MountPoints makes, beneath tmp (the sandbox's tmp directory), the mount
-// points a contained server's namespace binds paths onto: each directory
-// in paths that lies beneath the host's /tmp or /var/tmp gets one at the
-// same relative path. The shim makes those it needs itself; a harness
-// calls this first for the ones every start needs (the sandbox top, the
-// harness binary's directory) so they exist before its files observer's
-// first snapshot and are not reported as the server's doing.
+// points a contained server's namespace binds paths onto: each path in
+// paths that lies beneath the host's /tmp or /var/tmp gets one at the
+// same relative path (an empty file for a file, a directory otherwise).
+// The shim makes those it needs itself; a harness calls this first for
+// the ones every start needs (the sandbox top, the harness binary's
+// ProgramTree) so they exist before its files observer's first snapshot
+// and are not reported as the server's doing.
 func MountPoints(tmp string, paths ...string) error {
 	if tmp == "" {
 		return nil
@@ -188,7 +189,9 @@ func MountPoints(tmp string, paths ...string) error {
 		}
 	}
 	for _, p := range paths {
-		if err := mountPoint(tmp, tmps, p, true); err != nil {
+		fi, err := os.Stat(p)
+		dir := err != nil || fi.IsDir()
+		if err := mountPoint(tmp, tmps, p, dir); err != nil {
 			return err
 		}
 	}

@@ -10,11 +10,12 @@ import (
 )
 
 // neededFor lists the host paths a server needs: its program's directory,
-// the harness binary's (the sandbox's sm-* links run it), every absolute
-// path among its arguments that exists, and the declared unix sockets,
-// each also by the path its links lead to.
+// the harness binary's (the sandbox's sm-* links run it), each as
+// ProgramTree gives it, every absolute path among its arguments that
+// exists, and the declared unix sockets, each also by the path its links
+// lead to.
 func neededFor(spec launch.Spec, exe string, services []Service) []string {
-	v := []string{filepath.Dir(spec.Path), filepath.Dir(exe)}
+	v := []string{ProgramTree(spec.Path), ProgramTree(exe)}
 	for _, a := range spec.Args {
 		if filepath.IsAbs(a) {
 			if _, err := os.Lstat(a); err == nil {
@@ -49,6 +50,19 @@ func visibleFor(needed []string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// ProgramTree is what a contained server's namespace keeps visible of the
+// host for program (an absolute path): its directory, or, when that
+// directory is a host temp directory itself (a binary built with go build
+// -o /tmp/sealmark), the program alone: the whole host /tmp cannot show
+// through the server's private one, and need not.
+func ProgramTree(program string) string {
+	dir := filepath.Dir(program)
+	if slices.Contains(hostTmps, dir) {
+		return program
+	}
+	return dir
 }
 
 // hostTmps are the shared temporary directories a contained server gets

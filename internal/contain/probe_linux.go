@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -169,10 +170,26 @@ func probe() Isolation {
 	return i
 }
 
-// probeQuota mounts a one-page tmpfs on a new temporary directory and
-// takes it away again: whether a sandbox can have a size limit of its own.
+// probeQuota asks whether a sandbox can have a size limit of its own: a
+// one-page tmpfs mounted nowhere (quota.Try), which leaves nothing to
+// clean up whatever ends the harness. Only a kernel without that
+// interface has it mounted on a directory, probeQuotaDir's.
 func probeQuota() Layer {
-	dir, err := os.MkdirTemp("", "sealmark-quota-probe-")
+	err := quota.Try()
+	if errors.Is(err, errors.ErrUnsupported) {
+		return probeQuotaDir()
+	}
+	if err != nil {
+		return refused("tmpfs", strings.TrimPrefix(err.Error(), "quota: "))
+	}
+	return applied("tmpfs", "")
+}
+
+// probeQuotaDir mounts a one-page tmpfs on a new temporary directory and
+// takes it away again.
+func probeQuotaDir() Layer {
+	start, _ := processStart(os.Getpid())
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-%d-", quotaProbePrefix, os.Getpid(), start))
 	if err != nil {
 		return refused("tmpfs", err.Error())
 	}

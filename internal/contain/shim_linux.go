@@ -229,6 +229,16 @@ func innerShim(c shimConfig) int {
 	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
 		return fail("pdeathsig", err)
 	}
+	// Out of the server's reach before the server exists: a process that
+	// is not dumpable can be traced, and its memory read (ptrace,
+	// process_vm_readv, /proc/1/mem), only with CAP_SYS_PTRACE over its
+	// user namespace, which the server, without capabilities, lacks and
+	// the harness has. The flag is the whole process's, every thread's;
+	// the server's execve makes the server dumpable again, so the harness
+	// and its observers read the server's /proc as before.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fail("dumpable", err)
+	}
 	unix.CloseOnExec(lifelineFD)
 	if cut, err := lifelineCut(); err != nil || cut {
 		return fail("inner shim", errors.New("the outer shim is gone"))

@@ -98,21 +98,22 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 
 // prepareMounts makes the mount points every contained start binds onto
 // beneath the sandbox's tmp (the sandbox top and the harness binary's
-// directory, when they lie beneath the host's /tmp), before the files
-// observer's first snapshot, so they are not taken for the server's doing.
+// contain.ProgramTree, when they lie beneath the host's /tmp), before the
+// files observer's first snapshot, so they are not taken for the server's
+// doing.
 func (e *Engine) prepareMounts() {
 	if e.sb == nil || slices.Contains(e.cfg.LayersOff, "namespaces") || !contain.Probe().MountNS.Applied {
 		return
 	}
 	paths := []string{e.sb.Top}
 	if exe, err := os.Executable(); err == nil {
-		paths = append(paths, filepath.Dir(exe))
+		paths = append(paths, contain.ProgramTree(exe))
 	}
 	if e.cfg.Harness != "" {
-		paths = append(paths, filepath.Dir(e.cfg.Harness))
+		paths = append(paths, contain.ProgramTree(e.cfg.Harness))
 	}
 	if filepath.IsAbs(e.cfg.Command) {
-		paths = append(paths, filepath.Dir(e.cfg.Command))
+		paths = append(paths, contain.ProgramTree(e.cfg.Command))
 	}
 	if err := contain.MountPoints(e.sb.Tmp, paths...); err != nil {
 		e.warn("containment: " + err.Error())

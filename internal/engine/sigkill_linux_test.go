@@ -97,6 +97,10 @@ func killHarness(t *testing.T, off string, survives bool) {
 		assert.Empty(t, runProcs(dir, ""), "processes of the killed harness's server survived it")
 	}
 
+	// A quota's guard takes the sandbox's tmpfs out of the host's mount
+	// namespace, keeping the owner file on disk for the sweep.
+	assert.Eventually(t, func() bool { return !mountedUnder(dir) }, 20*time.Second, 20*time.Millisecond,
+		"the killed harness's sandbox tmpfs is still mounted")
 	stale, _ := filepath.Glob(filepath.Join(dir, "sealmark-*"))
 	require.NotEmpty(t, stale, "the killed harness left no sandbox (nothing to sweep)")
 	var log bytes.Buffer
@@ -121,8 +125,11 @@ func runProcs(dir, substr string) []string {
 	var out []string
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
+		// By its working directory, or, once a quota's guard detached the
+		// sandbox's tmpfs from under it, by its environment (HOME, TMPDIR).
 		cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd")
-		if err != nil || !strings.HasPrefix(cwd, dir+"/") {
+		environ, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if (err != nil || !strings.HasPrefix(cwd, dir+"/")) && !strings.Contains(string(environ), "="+dir+"/") {
 			continue
 		}
 		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
@@ -133,4 +140,16 @@ func runProcs(dir, substr string) []string {
 		out = append(out, e.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
 	}
 	return out
+}
+
+// mountedUnder reports whether a mount of this mount namespace lies
+// beneath dir.
+func mountedUnder(dir string) bool {
+	b, _ := os.ReadFile("/proc/self/mountinfo")
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && strings.HasPrefix(f[4], dir+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -11,6 +11,11 @@
 //	defer quota.Unmount(dir)
 //	used, free, _ := quota.Usage(dir)
 //
+// A harness killed with SIGKILL cannot unmount: Guard starts a process
+// that does it once the harness is gone, so no tmpfs of a dead run stays
+// mounted in the host's mount namespace. Try asks whether Mount would work
+// without mounting anything anywhere.
+//
 // The filesystem is memory-backed: what a server writes there lives in
 // RAM (charged to the writer's memory cgroup) until the directory is
 // unmounted.

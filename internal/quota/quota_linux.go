@@ -28,6 +28,34 @@ func Mount(dir string, bytes int64) error {
 	return nil
 }
 
+// Try reports whether this process may mount what Mount does, without a
+// directory to mount it on: a one-page tmpfs is made and mounted detached
+// (fsopen, fsmount), attached nowhere, then closed, so nothing is left
+// behind whatever ends the process meanwhile. On a kernel without that
+// interface (before 5.2) the error wraps errors.ErrUnsupported: the
+// caller must try Mount on a directory of its own.
+func Try() error {
+	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		if errors.Is(err, unix.ENOSYS) {
+			return fmt.Errorf("quota: fsopen: %w (%w)", err, errors.ErrUnsupported)
+		}
+		return fmt.Errorf("quota: mount tmpfs: %w", err)
+	}
+	defer unix.Close(fsfd)
+	if err := unix.FsconfigSetString(fsfd, "size", "4096"); err != nil {
+		return fmt.Errorf("quota: mount tmpfs: %w", err)
+	}
+	if err := unix.FsconfigCreate(fsfd); err != nil {
+		return fmt.Errorf("quota: mount tmpfs: %w", err)
+	}
+	mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	if err != nil {
+		return fmt.Errorf("quota: mount tmpfs: %w", err)
+	}
+	return unix.Close(mfd)
+}
+
 // Mounted reports whether dir is the top of a tmpfs of its own: the
 // filesystem Mount makes. (A directory merely on a tmpfs, such as one in a
 // tmpfs /tmp, is not.)

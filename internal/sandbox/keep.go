@@ -31,6 +31,9 @@ func (s *Sandbox) keepOnDisk() error {
 		_ = os.RemoveAll(tmp)
 		return fmt.Errorf("sandbox: keeping %s: %w", s.Top, err)
 	}
+	if s.guard != nil {
+		s.guard()
+	}
 	if err := os.Remove(s.Top); err != nil {
 		return fmt.Errorf("sandbox: keeping %s: its files are at %s: %w", s.Top, tmp, err)
 	}

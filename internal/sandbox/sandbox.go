@@ -14,6 +14,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/quota"
+	"github.com/sealmark/sealmark/internal/smbin"
 )
 
 // Options configures [New]. The zero value makes a sandbox in the OS temp
@@ -85,8 +86,9 @@ type Sandbox struct {
 
 	gitTried bool // the git pack's layout was made or tried (New with GitRepo, or StageGit)
 
-	ctx  context.Context // ends when a signal's cleanup stops New: git commands in flight are killed
-	undo func()          // removes the sandbox's signal-path removal from cleanup
+	ctx   context.Context // ends when a signal's cleanup stops New: git commands in flight are killed
+	undo  func()          // removes the sandbox's signal-path removal from cleanup
+	guard func()          // lets the quota's guard go (guardQuota) once the quota is unmounted
 }
 
 // New makes a fresh sandbox under opts.Parent. On error it removes what it
@@ -112,9 +114,12 @@ func New(opts Options) (*Sandbox, error) {
 		return nil, err
 	}
 	var quotaWhy string
+	guard := func() {}
 	if opts.MaxBytes > 0 {
 		if err := quota.Mount(top, opts.MaxBytes); err != nil {
 			quotaWhy = strings.TrimPrefix(err.Error(), "quota: ")
+		} else {
+			guard = guardQuota(top)
 		}
 	}
 	// From the moment top exists a signal's cleanup removes it: it stops
@@ -129,6 +134,7 @@ func New(opts Options) (*Sandbox, error) {
 		case <-time.After(buildStopWait):
 		}
 		_ = removeTree(top)
+		guard()
 	})
 	s, err := buildLayout(ctx, top, harness, opts.GitRepo)
 	close(built)
@@ -140,8 +146,10 @@ func New(opts Options) (*Sandbox, error) {
 		if rerr := removeTree(top); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
+		guard()
 		return nil, err
 	}
+	s.guard = guard
 	if quota.Mounted(top) {
 		s.Quota = opts.MaxBytes
 	} else {
@@ -252,7 +260,29 @@ func (s *Sandbox) Remove() error {
 	if s.undo != nil {
 		s.undo()
 	}
+	if err == nil && s.guard != nil {
+		s.guard()
+	}
 	return err
+}
+
+// guardQuota starts the guard that unmounts the quota on top if the
+// harness dies without doing so (quota.Guard), where this program can act
+// as one (smbin.Dispatched), and returns its release. A guard that cannot
+// start leaves that to the next run's sweep.
+func guardQuota(top string) func() {
+	if !smbin.Dispatched() {
+		return func() {}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return func() {}
+	}
+	release, err := quota.Guard(top, exe)
+	if err != nil {
+		return func() {}
+	}
+	return release
 }
 
 // removeTree makes every directory below top writable, then removes top;

@@ -7,7 +7,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
+
+	"github.com/sealmark/sealmark/internal/quota"
 )
 
 // Names lists the programs in the order the sandbox's bin directory holds them.
@@ -19,9 +22,17 @@ var Names = []string{"sm-canary", "sm-echo", "sm-sleep", "sm-spew"}
 //
 // Before the program does its job it appends one line to [ExecLog] in the
 // directory of os.Args[0]; a log that cannot be written does not stop it.
+//
+// Started as quota.GuardName it acts as a sandbox quota's guard
+// (quota.Guard) instead, which a sandbox of this process starts only once
+// Dispatch has run (Dispatched).
 func Dispatch() {
+	dispatched.Store(true)
 	if len(os.Args) == 0 {
 		return
+	}
+	if filepath.Base(os.Args[0]) == quota.GuardName {
+		os.Exit(quota.GuardMain(os.Args[1:]))
 	}
 	name, ok := programName(os.Args[0])
 	if !ok {
@@ -35,6 +46,13 @@ func Dispatch() {
 	signal.Ignore(syscall.SIGPIPE)
 	os.Exit(Run(name, os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// dispatched is set by Dispatch.
+var dispatched atomic.Bool
+
+// Dispatched reports whether this program called Dispatch: whether it can
+// act as the sm-* programs and as a quota's guard.
+func Dispatched() bool { return dispatched.Load() }
 
 // Run runs the program name with args (not including the program name) and
 // returns its exit status: 0 on success, 2 for a usage error, 1 when the
