@@ -125,6 +125,18 @@ func (r *Response) ToolError() bool {
 	return json.Unmarshal(r.Result, &v) == nil && v.IsError
 }
 
+// Body is everything a response says: the result, or the error's message
+// and data on two lines; nil for no response.
+func (r *Response) Body() []byte {
+	if r == nil {
+		return nil
+	}
+	if r.Error != nil {
+		return append([]byte(r.Error.Message+"\n"), r.Error.Data...)
+	}
+	return r.Result
+}
+
 // Refused reports whether the call was refused: a protocol error or a tool
 // result with isError set.
 func (r *Response) Refused() bool { return r != nil && (r.Error != nil || r.ToolError()) }
@@ -157,6 +169,26 @@ type Sandbox struct {
 	// SQLite is the sqlite pack's databases; nil unless the server was
 	// pointed at {sqlite}.
 	SQLite *SQLiteDB
+}
+
+// Outside reports whether a path below the top (slash-separated, as the
+// files observer names it) is somewhere a server confined to root has no
+// business changing: root-evil, canary, the top itself, and anything
+// carrying the probe's token in home and tmp (the server's own HOME and
+// TMPDIR, where it may keep files of its own). Root and bin are inside;
+// "" is nowhere.
+func (s *Sandbox) Outside(path, token string) bool {
+	if path == "" {
+		return false
+	}
+	first, _, _ := strings.Cut(path, "/")
+	switch first {
+	case "root", "bin":
+		return false
+	case "home", "tmp":
+		return strings.Contains(path, token)
+	}
+	return true
 }
 
 // SQLiteDB is the sqlite pack's pair of databases: App ({sqlite}, inside

@@ -3,7 +3,6 @@ package table
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/sealmark/sealmark/packs"
@@ -40,11 +39,6 @@ type Row struct {
 	Check func(p *packs.Pass, res *packs.Response, err error)
 }
 
-var (
-	namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	idPattern   = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
-)
-
 // Pack checks the rows and turns them into a pack named name, one probe per
 // row, in order. It reports every problem at once, each naming its row:
 //
@@ -54,7 +48,7 @@ var (
 // runs whether or not the run is, since its author chose the call.
 func Pack(name string, rows []Row) (packs.Pack, error) {
 	var errs []error
-	if !namePattern.MatchString(name) {
+	if !packs.ValidName(name) {
 		errs = append(errs, fmt.Errorf("pack %q: the name is not kebab-case (like my-server)", name))
 	}
 	if len(rows) == 0 {
@@ -96,14 +90,14 @@ func (r Row) probe(i int) (packs.Probe, []error) {
 	fail := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf(at+": "+format, args...))
 	}
-	if !namePattern.MatchString(r.Name) {
+	if !packs.ValidName(r.Name) {
 		fail("the name %q is not kebab-case (like refuses-dotdot)", r.Name)
 	}
 	id := r.ID
 	if id == "" {
 		id = "USER-" + strings.ToUpper(r.Name)
 	}
-	if !idPattern.MatchString(id) {
+	if !packs.ValidID(id) {
 		fail("the id %q is not of the form USER-RULE (upper case, dash-separated)", id)
 	}
 	if strings.TrimSpace(r.Tool) == "" {
