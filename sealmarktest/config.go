@@ -7,6 +7,7 @@ import (
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/version"
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/table"
 )
 
@@ -90,10 +91,13 @@ type Config struct {
 	Hints map[string]map[string]any
 	// Active lets probes that change state (write, delete, exec) run.
 	Active bool
-	// FailOn is the lowest severity that fails the test (fail_on): "low",
-	// "medium", "high" (the default) or "critical". Findings below it are
-	// logged.
-	FailOn string
+	// FailOn is the lowest severity that fails the test (fail_on):
+	// packs.Low, packs.Medium, packs.High or packs.Critical; the zero
+	// value (packs.Info, which fails nothing) leaves fail_on as the
+	// configuration file says, else high. Findings below it are logged.
+	// Any other value fails the test before anything starts, with the
+	// error of every fail bar (want low, medium, high or critical).
+	FailOn packs.Severity
 	// AllowInconclusive (allow_inconclusive) lets a probe at or above
 	// FailOn that ended inconclusive, and a pack whose every probe was
 	// inconclusive or not applicable (INCOMPLETE), pass: they are skipped
@@ -196,7 +200,10 @@ func (c Config) settings() (*config.Resolved, error) {
 		s.Hints = c.Hints
 		set("hints", "Hints")
 	}
-	str(&s.FailOn, c.FailOn, "fail_on", "FailOn")
+	if c.FailOn != packs.Info {
+		s.FailOn = c.FailOn.String()
+		set("fail_on", "FailOn")
+	}
 	if c.AllowInconclusive {
 		s.AllowInconclusive = true
 		set("allow_inconclusive", "AllowInconclusive")

@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/reportcmp"
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
 	"github.com/sealmark/sealmark/sealmarktest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestVictimDoors runs only as the child of TestBothDoorsOneReport: the
@@ -163,7 +163,7 @@ func TestBothDoorsOneReport(t *testing.T) {
 		// fails, the low and medium tool-name findings are warnings, and
 		// every output says the same.
 		cfg, flags := stdio("echo-canary,bad-tool-name")
-		cfg.FailOn, flags["fail-on"] = "high", "high"
+		cfg.FailOn, flags["fail-on"] = packs.High, "high"
 		cli, code := cliDoor(t, flags)
 		goTest, out, passed := goTestDoor(t, cfg, "^TestVictimDoors$")
 		sameReport(t, cli, goTest)
