@@ -70,3 +70,15 @@ const (
 	// KeyMax: the limit that was met (limits).
 	KeyMax = "max"
 )
+
+// Ops of process records (Data[KeyOp]) that say a program started or ran,
+// written by the process observer and the egress observer alike.
+const (
+	// OpSpawned: a new process of the run was sampled (process).
+	OpSpawned = "spawned"
+	// OpExecve: a process seen before now runs another program (process).
+	OpExecve = "execve"
+	// OpExec: a program was executed: a line of the sandbox's exec log
+	// (process) or an execve the egress observer held (egress).
+	OpExec = "exec"
+)

@@ -52,7 +52,7 @@ func (o *Observer) spawned(s stat, now time.Time) {
 		return
 	}
 	masked := o.maskAll(argv)
-	data := o.procData("spawned", s, exe, masked)
+	data := o.procData(observers.OpSpawned, s, exe, masked)
 	if truncated {
 		data["truncated"] = "true"
 	}
@@ -74,7 +74,7 @@ func (o *Observer) execve(s stat, before string, now time.Time) {
 		return // it exited meanwhile; its spawn was recorded
 	}
 	masked := o.maskAll(argv)
-	data := o.procData("execve", s, exe, masked)
+	data := o.procData(observers.OpExecve, s, exe, masked)
 	data["was"] = o.mask(before)
 	if truncated {
 		data["truncated"] = "true"
