@@ -56,6 +56,12 @@ type Probe struct {
 	Requires Requirement
 	// Run judges the rule. Reporting nothing is a pass.
 	Run func(p *Pass)
+	// Source, when set, is where a probe made from data is written, shown
+	// as the position of all it reports ("server_test.go (row read-note)":
+	// packs/table sets it for each row). Empty for a probe written in Go:
+	// a finding shows at the Reportf that recorded it (Pass.Positions),
+	// anything else at Run's own line.
+	Source string
 }
 
 // Requirement is what a probe needs of the server to apply (Probe.Requires).

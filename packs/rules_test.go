@@ -2,11 +2,12 @@ package packs_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
 	"github.com/sealmark/sealmark/packs"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestSandboxOutside: the one rule of "outside the root" that the fs, git
@@ -69,4 +70,28 @@ func TestParseFailOn(t *testing.T) {
 		_, err := packs.ParseFailOn(in)
 		assert.EqualError(t, err, `want low, medium, high or critical, got "`+in+`"`)
 	}
+}
+
+// TestReportfPosition: each finding remembers the line of the Reportf that
+// recorded it, in the probe or in a helper of its; a finding's fields are
+// not touched.
+func TestReportfPosition(t *testing.T) {
+	p := &packs.Pass{Probe: &packs.Probe{Severity: packs.High}}
+	_, _, line, _ := runtime.Caller(0)
+	p.Reportf("direct")
+	helperLine := reportFor(p, "through a helper")
+	assert.Equal(t, map[string]string{
+		"direct":           fmt.Sprintf("rules_test.go:%d", line+1),
+		"through a helper": fmt.Sprintf("rules_test.go:%d", helperLine),
+	}, p.Positions())
+	_, _, f, _ := p.Outcome()
+	assert.Equal(t, []packs.Finding{{Severity: packs.High, Message: "direct"}, {Severity: packs.High, Message: "through a helper"}}, f)
+	assert.Empty(t, (&packs.Pass{}).Positions(), "nothing reported, no position")
+}
+
+// reportFor reports msg and returns the line it did so on.
+func reportFor(p *packs.Pass, msg string) int {
+	_, _, line, _ := runtime.Caller(0)
+	p.Reportf("%s", msg)
+	return line + 1
 }

@@ -1,6 +1,7 @@
 package sealmarktest
 
 import (
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -250,7 +251,11 @@ func (c Config) rowsPack() string {
 }
 
 // engine is the engine's Config for c, made the way the CLI makes it.
-func (c Config) engine() (engine.Config, error) {
+//
+// The rows (Probes, else the probes: of ConfigFile) name their file for
+// go test's lines: Probes are written in testFile (the file that called
+// Server), the file's rows in ConfigFile.
+func (c Config) engine(testFile string) (engine.Config, error) {
 	res, err := c.settings()
 	if err != nil {
 		return engine.Config{}, err
@@ -260,13 +265,30 @@ func (c Config) engine() (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	if len(c.Probes) > 0 {
-		ec.Rows, ec.RowsPack = c.Probes, c.rowsPack()
+		ec.Rows, ec.RowsPack = sourced(c.Probes, testFile), c.rowsPack()
+	} else {
+		ec.Rows = sourced(ec.Rows, filepath.Base(c.ConfigFile))
 	}
 	ec.Active, ec.Version, ec.HintsAt = c.Active, Version, res.At
 	return ec, nil
 }
 
 // kvs is a map as config entries, sorted by name.
+// sourced gives the rows that name no file of their own the file they are
+// written in, on a copy.
+func sourced(rows []table.Row, file string) []table.Row {
+	if len(rows) == 0 || file == "" || file == "." {
+		return rows
+	}
+	out := slices.Clone(rows)
+	for i := range out {
+		if out[i].Source == "" {
+			out[i].Source = file
+		}
+	}
+	return out
+}
+
 func kvs(m map[string]string) []config.KV {
 	names := make([]string, 0, len(m))
 	for name := range m {

@@ -360,6 +360,7 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 			res.Verdict, res.Reason = packs.Errored, panicked
 		} else {
 			res.Verdict, res.Reason, res.Findings, res.Notes = p.Outcome()
+			res.Positions = p.Positions()
 		}
 		addLimitFindings(&res, limitFindings(probe.Name, res.Observations))
 	}

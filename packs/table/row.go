@@ -33,6 +33,11 @@ type Row struct {
 	// Doc states the rule in one line; default the tool and the
 	// expectations ("read_note: refused, no canary in the response").
 	Doc string
+	// Source is the file the row is written in ("server_test.go",
+	// "sealmark.yaml"), for go test's lines: what the row reports shows at
+	// its file and name, "sealmark.yaml (row read-note)", or at its name
+	// alone without one. sealmarktest sets it.
+	Source string
 	// Check is optional Go logic a table cannot express. It runs after the
 	// expectations, with the same Pass the built-in probes get and the row's
 	// call's response (nil when err is set); what it reports fails the row.
@@ -130,11 +135,19 @@ func (r Row) probe(i int) (packs.Probe, []error) {
 	if strings.ContainsAny(doc, "\n\r") {
 		fail("doc must be one line")
 	}
-	pr := packs.Probe{ID: id, Name: r.Name, Severity: sev, Doc: doc}
+	pr := packs.Probe{ID: id, Name: r.Name, Severity: sev, Doc: doc, Source: r.position()}
 	row := r
 	row.Expect = append([]Expect(nil), r.Expect...)
 	pr.Run = func(p *packs.Pass) { run(p, row) }
 	return pr, errs
+}
+
+// position is where go test shows what the row reports: its file and name.
+func (r Row) position() string {
+	if r.Source == "" {
+		return "row " + r.Name
+	}
+	return r.Source + " (row " + r.Name + ")"
 }
 
 // defaultDoc is the tool and the expectations: "read_note: refused, no
