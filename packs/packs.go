@@ -153,8 +153,9 @@ func ValidName(name string) bool { return namePattern.MatchString(name) }
 func ValidID(id string) bool { return idPattern.MatchString(id) }
 
 // Check reports every problem with the pack's definition: names, ids,
-// duplicates and missing functions. Packs are checked by their own tests and
-// by the engine before a run.
+// duplicates and missing functions. Every pack's own test calls it
+// (TestPackDefinition and the like); a pack that fails it is a bug of the
+// pack, not of the server under test.
 func (pk Pack) Check() []error {
 	var errs []error
 	if !ValidName(pk.Name) {
