@@ -310,7 +310,7 @@ func program(r observers.Record) string {
 	if a := packs.Argv(r); len(a) > 0 {
 		return path.Base(filepath.ToSlash(a[0]))
 	}
-	for _, k := range []string{"path", "exe", "comm"} {
+	for _, k := range []string{observers.KeyPath, observers.KeyExe, observers.KeyComm} {
 		if v := r.Data[k]; v != "" {
 			return path.Base(filepath.ToSlash(v))
 		}

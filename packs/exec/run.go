@@ -293,7 +293,7 @@ func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evide
 // observer found nothing there to run when found is "false" (no such
 // file, a miss of a PATH search) or "not-executable".
 func execRan(rec observers.Record) bool {
-	f := rec.Data["found"]
+	f := rec.Data[observers.KeyFound]
 	return f != "false" && f != "not-executable"
 }
 

@@ -140,7 +140,7 @@ func commandLine(r observers.Record) string {
 	if a := packs.Argv(r); len(a) > 0 {
 		return cut(strings.Join(a, " "), 200)
 	}
-	for _, k := range []string{"prog", "comm", "exe"} {
+	for _, k := range []string{observers.KeyProg, observers.KeyComm, observers.KeyExe} {
 		if v := r.Data[k]; v != "" {
 			return v
 		}
