@@ -244,7 +244,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	limit := SizeWords(e.Limit)
+	limit := sizeWords(e.Limit)
 	switch {
 	case e.Request != "" && e.Stream:
 		return fmt.Sprintf("an event in the answer to %s was over the %s message limit, so the harness stopped reading it", e.Request, limit)
@@ -256,9 +256,9 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("an answer was over the %s message limit, so the harness stopped reading it", limit)
 }
 
-// SizeWords says a byte count as a limit is written: "8 MiB", "4 KiB",
+// sizeWords says a byte count as a limit is written: "8 MiB", "4 KiB",
 // "1000 bytes".
-func SizeWords(n int64) string {
+func sizeWords(n int64) string {
 	switch {
 	case n > 0 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
@@ -282,7 +282,7 @@ func Unanswered(err error, wait time.Duration) string {
 	}
 	var large *TooLargeError
 	if errors.As(err, &large) {
-		return fmt.Sprintf("an answer over the %s message limit, which the harness stopped reading", SizeWords(large.Limit))
+		return fmt.Sprintf("an answer over the %s message limit, which the harness stopped reading", sizeWords(large.Limit))
 	}
 	msg := err.Error()
 	if i := strings.Index(msg, ErrTransport.Error()); i >= 0 {
