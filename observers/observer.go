@@ -1,7 +1,8 @@
 // Package observers holds what every observer shares: the Record of one
-// thing seen and the Observer lifecycle. Each observer is a sub-package
-// (files, loopback, process, size, upstream, serverlog) that knows nothing
-// of packs.
+// thing seen, the keys of its Data (keys.go) and the Observer lifecycle.
+// Each observer is a sub-package of this one (observers/files,
+// observers/process, ...; go list ./observers/... names them all) that
+// knows nothing of packs.
 //
 //	obs := []observers.Observer{filesObs, loopbackObs}
 //	for _, o := range obs { o.Begin(token) }

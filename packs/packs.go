@@ -56,6 +56,12 @@ type Probe struct {
 	Requires Requirement
 	// Run judges the rule. Reporting nothing is a pass.
 	Run func(p *Pass)
+	// Source, when set, is where a probe made from data is written, shown
+	// as the position of all it reports ("server_test.go (row read-note)":
+	// packs/table sets it for each row). Empty for a probe written in Go:
+	// a finding shows at the Reportf that recorded it (Pass.Positions),
+	// anything else at Run's own line.
+	Source string
 }
 
 // Requirement is what a probe needs of the server to apply (Probe.Requires).
@@ -142,21 +148,26 @@ var (
 // names must be (each becomes a go test -run segment).
 func ValidName(name string) bool { return namePattern.MatchString(name) }
 
+// ValidID reports whether id is of the form PACK-RULE in upper case, as a
+// probe's ID must be ("CORE-SECRET-ECHO").
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
 // Check reports every problem with the pack's definition: names, ids,
-// duplicates and missing functions. Packs are checked by their own tests and
-// by the engine before a run.
+// duplicates and missing functions. Every pack's own test calls it
+// (TestPackDefinition and the like); a pack that fails it is a bug of the
+// pack, not of the server under test.
 func (pk Pack) Check() []error {
 	var errs []error
-	if !namePattern.MatchString(pk.Name) {
+	if !ValidName(pk.Name) {
 		errs = append(errs, fmt.Errorf("pack %q: name is not kebab-case", pk.Name))
 	}
 	seenID, seenName := map[string]bool{}, map[string]bool{}
 	for i, pr := range pk.Probes {
 		where := fmt.Sprintf("pack %s: probe %d (%s)", pk.Name, i, pr.Name)
-		if !idPattern.MatchString(pr.ID) {
+		if !ValidID(pr.ID) {
 			errs = append(errs, fmt.Errorf("%s: id %q is not of the form PACK-RULE", where, pr.ID))
 		}
-		if !namePattern.MatchString(pr.Name) {
+		if !ValidName(pr.Name) {
 			errs = append(errs, fmt.Errorf("%s: name %q is not kebab-case", where, pr.Name))
 		}
 		if seenID[pr.ID] {

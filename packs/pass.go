@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/sealmark/sealmark/internal/pin"
@@ -73,6 +76,7 @@ type Pass struct {
 	Redact func(s string) string
 
 	findings     []*Finding
+	positions    []string // where each of findings was reported
 	notes        []string
 	verdict      Verdict
 	reason       string
@@ -93,12 +97,50 @@ type HTTPTarget struct {
 }
 
 // Reportf records a finding at the probe's severity and returns it so the
-// caller can attach evidence.
+// caller can attach evidence. It records where it was called too, the
+// line go test shows the finding at (Positions).
 func (p *Pass) Reportf(format string, args ...any) *Finding {
 	f := &Finding{Severity: p.Probe.Severity, Message: fmt.Sprintf(format, args...), CWE: p.Probe.CWE}
 	p.findings = append(p.findings, f)
+	p.positions = append(p.positions, reporter())
 	return f
 }
+
+// Positions maps the message of each finding the probe reported to the
+// source line of the Reportf call that recorded it ("secrets.go:32", the
+// base name, as go test prints it); the engine shows the finding there.
+// Of two findings with one message, the first one's line is kept.
+func (p *Pass) Positions() map[string]string {
+	out := make(map[string]string, len(p.findings))
+	for i, f := range p.findings {
+		if _, ok := out[f.Message]; !ok && p.positions[i] != "" {
+			out[f.Message] = p.positions[i]
+		}
+	}
+	return out
+}
+
+// reporter is the source line that called Reportf: the first caller
+// outside this package (a helper here that reports for a probe is not the
+// probe's line), "" when the stack cannot be read.
+func reporter() string {
+	pcs := make([]uintptr, 16)
+	n := runtime.Callers(3, pcs) // runtime.Callers, reporter, Reportf
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		fr, more := frames.Next()
+		if fr.Function != "" && !strings.HasPrefix(fr.Function, thisPackage) {
+			return fmt.Sprintf("%s:%d", filepath.Base(fr.File), fr.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// thisPackage prefixes the qualified names of this package's functions
+// (and of no sub-package's: theirs go on with a slash).
+const thisPackage = "github.com/sealmark/sealmark/packs."
 
 // Evidencef attaches evidence to a finding.
 func (f *Finding) Evidencef(observer, format string, args ...any) *Finding {

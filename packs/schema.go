@@ -58,14 +58,14 @@ func Props(schema json.RawMessage) []Prop {
 			Items       json.RawMessage `json:"items"`
 		}
 		_ = json.Unmarshal(raw, &p)
-		pr := Prop{Name: name, Norm: NormalizeName(name), Type: TypeName(p.Type), Types: typeNames(p.Type),
+		pr := Prop{Name: name, Norm: NormalizeName(name), Type: typeName(p.Type), Types: typeNames(p.Type),
 			Required: slices.Contains(s.Required, name), Description: p.Description, Format: p.Format, Items: p.Items, Schema: raw}
 		if len(p.Items) > 0 {
 			var it struct {
 				Type any `json:"type"`
 			}
 			_ = json.Unmarshal(p.Items, &it)
-			pr.ItemType = TypeName(it.Type)
+			pr.ItemType = typeName(it.Type)
 		}
 		props = append(props, pr)
 	}
@@ -73,9 +73,9 @@ func Props(schema json.RawMessage) []Prop {
 	return props
 }
 
-// TypeName is the type a JSON Schema "type" value gives: the string
+// typeName is the type a JSON Schema "type" value gives: the string
 // itself, or the first non-null name of a list; "" for anything else.
-func TypeName(t any) string {
+func typeName(t any) string {
 	switch v := t.(type) {
 	case string:
 		return v

@@ -37,6 +37,22 @@ func ParseSeverity(name string) (Severity, error) {
 	return Info, fmt.Errorf("unknown severity %q (want one of %s)", name, strings.Join(severityNames[:], ", "))
 }
 
+// FailOnValues names the severities a fail bar may be, as every message
+// and usage line about fail_on and --fail-on says them.
+const FailOnValues = "low, medium, high or critical"
+
+// ParseFailOn reads a fail bar (fail_on, SEALMARK_FAIL_ON, --fail-on): a
+// severity above info, its name in any case ("high", "CRITICAL"). It is the
+// one parser of fail bars; a bad value is the error
+// `want low, medium, high or critical, got "severe"`.
+func ParseFailOn(name string) (Severity, error) {
+	s, err := ParseSeverity(name)
+	if err != nil || s == Info {
+		return Info, fmt.Errorf("want %s, got %q", FailOnValues, name)
+	}
+	return s, nil
+}
+
 // MarshalText writes the severity's name.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 

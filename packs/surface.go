@@ -127,6 +127,18 @@ func (r *Response) ToolError() bool {
 	return json.Unmarshal(r.Result, &v) == nil && v.IsError
 }
 
+// Body is everything a response says: the result, or the error's message
+// and data on two lines; nil for no response.
+func (r *Response) Body() []byte {
+	if r == nil {
+		return nil
+	}
+	if r.Error != nil {
+		return append([]byte(r.Error.Message+"\n"), r.Error.Data...)
+	}
+	return r.Result
+}
+
 // Refused reports whether the call was refused: a protocol error or a tool
 // result with isError set.
 func (r *Response) Refused() bool { return r != nil && (r.Error != nil || r.ToolError()) }
@@ -159,6 +171,26 @@ type Sandbox struct {
 	// SQLite is the sqlite pack's databases; nil unless the server was
 	// pointed at {sqlite}.
 	SQLite *SQLiteDB
+}
+
+// Outside reports whether a path below the top (slash-separated, as the
+// files observer names it) is somewhere a server confined to root has no
+// business changing: root-evil, canary, the top itself, and anything
+// carrying the probe's token in home and tmp (the server's own HOME and
+// TMPDIR, where it may keep files of its own). Root and bin are inside;
+// "" is nowhere.
+func (s *Sandbox) Outside(path, token string) bool {
+	if path == "" {
+		return false
+	}
+	first, _, _ := strings.Cut(path, "/")
+	switch first {
+	case "root", "bin":
+		return false
+	case "home", "tmp":
+		return strings.Contains(path, token)
+	}
+	return true
 }
 
 // SQLiteDB is the sqlite pack's pair of databases: App ({sqlite}, inside
@@ -214,7 +246,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	limit := SizeWords(e.Limit)
+	limit := sizeWords(e.Limit)
 	switch {
 	case e.Request != "" && e.Stream:
 		return fmt.Sprintf("an event in the answer to %s was over the %s message limit, so the harness stopped reading it", e.Request, limit)
@@ -259,9 +291,9 @@ func thousands(n int) string {
 	return s
 }
 
-// SizeWords says a byte count as a limit is written: "8 MiB", "4 KiB",
+// sizeWords says a byte count as a limit is written: "8 MiB", "4 KiB",
 // "1000 bytes".
-func SizeWords(n int64) string {
+func sizeWords(n int64) string {
 	switch {
 	case n > 0 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)
@@ -285,7 +317,7 @@ func Unanswered(err error, wait time.Duration) string {
 	}
 	var large *TooLargeError
 	if errors.As(err, &large) {
-		return fmt.Sprintf("an answer over the %s message limit, which the harness stopped reading", SizeWords(large.Limit))
+		return fmt.Sprintf("an answer over the %s message limit, which the harness stopped reading", sizeWords(large.Limit))
 	}
 	msg := err.Error()
 	if i := strings.Index(msg, ErrTransport.Error()); i >= 0 {

@@ -1,12 +1,14 @@
 package sealmarktest
 
 import (
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/version"
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/table"
 )
 
@@ -90,10 +92,13 @@ type Config struct {
 	Hints map[string]map[string]any
 	// Active lets probes that change state (write, delete, exec) run.
 	Active bool
-	// FailOn is the lowest severity that fails the test (fail_on): "low",
-	// "medium", "high" (the default) or "critical". Findings below it are
-	// logged.
-	FailOn string
+	// FailOn is the lowest severity that fails the test (fail_on):
+	// packs.Low, packs.Medium, packs.High or packs.Critical; the zero
+	// value (packs.Info, which fails nothing) leaves fail_on as the
+	// configuration file says, else high. Findings below it are logged.
+	// Any other value fails the test before anything starts, with the
+	// error of every fail bar (want low, medium, high or critical).
+	FailOn packs.Severity
 	// AllowInconclusive (allow_inconclusive) lets a probe at or above
 	// FailOn that ended inconclusive, and a pack whose every probe was
 	// inconclusive or not applicable (INCOMPLETE), pass: they are skipped
@@ -196,7 +201,10 @@ func (c Config) settings() (*config.Resolved, error) {
 		s.Hints = c.Hints
 		set("hints", "Hints")
 	}
-	str(&s.FailOn, c.FailOn, "fail_on", "FailOn")
+	if c.FailOn != packs.Info {
+		s.FailOn = c.FailOn.String()
+		set("fail_on", "FailOn")
+	}
 	if c.AllowInconclusive {
 		s.AllowInconclusive = true
 		set("allow_inconclusive", "AllowInconclusive")
@@ -243,7 +251,11 @@ func (c Config) rowsPack() string {
 }
 
 // engine is the engine's Config for c, made the way the CLI makes it.
-func (c Config) engine() (engine.Config, error) {
+//
+// The rows (Probes, else the probes: of ConfigFile) name their file for
+// go test's lines: Probes are written in testFile (the file that called
+// Server), the file's rows in ConfigFile.
+func (c Config) engine(testFile string) (engine.Config, error) {
 	res, err := c.settings()
 	if err != nil {
 		return engine.Config{}, err
@@ -253,13 +265,30 @@ func (c Config) engine() (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	if len(c.Probes) > 0 {
-		ec.Rows, ec.RowsPack = c.Probes, c.rowsPack()
+		ec.Rows, ec.RowsPack = sourced(c.Probes, testFile), c.rowsPack()
+	} else {
+		ec.Rows = sourced(ec.Rows, filepath.Base(c.ConfigFile))
 	}
 	ec.Active, ec.Version, ec.HintsAt = c.Active, Version, res.At
 	return ec, nil
 }
 
 // kvs is a map as config entries, sorted by name.
+// sourced gives the rows that name no file of their own the file they are
+// written in, on a copy.
+func sourced(rows []table.Row, file string) []table.Row {
+	if len(rows) == 0 || file == "" || file == "." {
+		return rows
+	}
+	out := slices.Clone(rows)
+	for i := range out {
+		if out[i].Source == "" {
+			out[i].Source = file
+		}
+	}
+	return out
+}
+
 func kvs(m map[string]string) []config.KV {
 	names := make([]string, 0, len(m))
 	for name := range m {

@@ -11,17 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/reportcmp"
-	"github.com/sealmark/sealmark/packs/core"
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/sealmarktest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestVictimDoors runs only as the child of TestBothDoorsOneReport: the
@@ -163,7 +162,7 @@ func TestBothDoorsOneReport(t *testing.T) {
 		// fails, the low and medium tool-name findings are warnings, and
 		// every output says the same.
 		cfg, flags := stdio("echo-canary,bad-tool-name")
-		cfg.FailOn, flags["fail-on"] = "high", "high"
+		cfg.FailOn, flags["fail-on"] = packs.High, "high"
 		cli, code := cliDoor(t, flags)
 		goTest, out, passed := goTestDoor(t, cfg, "^TestVictimDoors$")
 		sameReport(t, cli, goTest)
@@ -230,23 +229,32 @@ func TestBothDoorsOneReport(t *testing.T) {
 }
 
 // TestFindingShownOnceAtTheProbe: a finding is printed once, at the
-// source position of the probe's own Run function, with the same text the
-// text report prints.
+// source line of the Reportf in the probe's code that recorded it, with
+// the same text the text report prints.
 func TestFindingShownOnceAtTheProbe(t *testing.T) {
 	out, err, _ := victim(t, "echo-canary", "^TestVictim$/^core$/^secret-echo$")
 	require.Error(t, err)
-	var pos string
-	for _, p := range core.Pack.Probes {
-		if p.ID == "CORE-SECRET-ECHO" {
-			pos = engine.Position(p.Run)
-		}
-	}
+	pos := reportfLine(t, "../packs/core/secrets.go", `p.Reportf("%s echoed in %s"`)
 	require.True(t, strings.HasPrefix(pos, "secrets.go:"), pos)
 	line := pos + ": CORE-SECRET-ECHO critical: SEALMARK_CANARY echoed in the response to tools/call debug_info [CWE-200]\n" +
 		"        evidence: response: the response to tools/call debug_info contains the value of SEALMARK_CANARY\n"
 	assert.Equal(t, 1, strings.Count(out, line), "shown once, at the probe:\n%s", out)
 	assert.Equal(t, 1, strings.Count(out, "SEALMARK_CANARY echoed"), out)
 	assert.NotContains(t, out, "server.go:", "no line points into sealmarktest")
+}
+
+// reportfLine is "file.go:N", the line of file that holds call.
+func reportfLine(t *testing.T, file, call string) string {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	for i, line := range strings.Split(string(src), "\n") {
+		if strings.Contains(line, call) {
+			return fmt.Sprintf("%s:%d", filepath.Base(file), i+1)
+		}
+	}
+	t.Fatalf("%s holds no %s", file, call)
+	return ""
 }
 
 // TestVictimPair runs only as the child of TestReportPerServerCall.

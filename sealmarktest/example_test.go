@@ -3,6 +3,7 @@ package sealmarktest_test
 import (
 	"testing"
 
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/sealmarktest"
 )
 
@@ -46,6 +47,6 @@ func ExampleConfig_baseline() {
 		Command:  "node",
 		Args:     []string{"{cwd}/dist/index.js", "{sandbox}"},
 		Baseline: "testdata/sealmark-baseline.json",
-		FailOn:   "medium",
+		FailOn:   packs.Medium,
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/sealmarktest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestInconclusiveAtTheBarFailsTheProbe: a probe at or above FailOn that
@@ -47,7 +47,7 @@ func TestInconclusiveAtTheBarFailsTheProbe(t *testing.T) {
 	assert.Contains(t, out, "--- SKIP: TestVictimDoors/core/tool-pin")
 	assert.Contains(t, out, "inconclusive: the tool list was not read completely")
 
-	cfg.AllowInconclusive, cfg.FailOn = false, "critical"
+	cfg.AllowInconclusive, cfg.FailOn = false, packs.Critical
 	_, out, _ = goTestDoor(t, cfg, run)
 	assert.Contains(t, out, "--- SKIP: TestVictimDoors/core/tool-pin")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -45,7 +47,7 @@ func Server(t *testing.T, cfg Config) {
 	if !mainRan.Load() {
 		t.Fatal("sealmarktest: Server needs sealmarktest.Main, which contains the server: add\n\n\tfunc TestMain(m *testing.M) { sealmarktest.Main(m) }\n\nto this package's tests (no server was started)")
 	}
-	ec, err := cfg.engine()
+	ec, err := cfg.engine(caller())
 	if err != nil {
 		t.Fatalf("sealmarktest: %v", err)
 	}
@@ -65,6 +67,16 @@ func Server(t *testing.T, cfg Config) {
 	reportsMu.Lock()
 	reports[t.Name()] = rep
 	reportsMu.Unlock()
+}
+
+// caller is the base name of the test file that called Server, the file
+// its Config's rows are written in; "" when the stack cannot be read.
+func caller() string {
+	_, file, _, ok := runtime.Caller(2) // caller, Server, its caller
+	if !ok {
+		return ""
+	}
+	return filepath.Base(file)
 }
 
 // margin is how long before the test's deadline the run stops, so that the

@@ -34,6 +34,9 @@ func TestTableRowsAreSubtests(t *testing.T) {
 	require.Error(t, err, "the write outside root fails the row")
 	assert.Contains(t, out, "--- FAIL: TestVictimTable/mine/stays-inside-root")
 	assert.Contains(t, out, "USER-STAYS-INSIDE-ROOT high: row stays-inside-root")
+	assert.Contains(t, out, "table_test.go (row stays-inside-root): USER-STAYS-INSIDE-ROOT high: row stays-inside-root",
+		"a row reports at its file and name")
+	assert.NotContains(t, out, "row.go:", "not at the table's own code")
 	assert.NotContains(t, out, "TestVictimTable/mine/reads-a-note", "-run selects one row")
 	assert.NotContains(t, out, "TestVictimTable/core/", "-run selects one pack")
 

@@ -15,7 +15,7 @@ import (
 func diffFlags(w io.Writer) (*flag.FlagSet, *string) {
 	set := flag.NewFlagSet("sealmark diff", flag.ContinueOnError)
 	set.SetOutput(w)
-	failOn := set.String("fail-on", "high", "exit 1 when NEW has something new at or above `SEVERITY` (low, medium, high, critical)")
+	failOn := set.String("fail-on", "high", "exit 1 when NEW has something new at or above `SEVERITY` ("+packs.FailOnValues+")")
 	set.Usage = func() {
 		fmt.Fprint(w, "usage: sealmark diff [--fail-on SEVERITY] OLD.json NEW.json\n\n"+
 			"Compares two JSON reports of the same server: new findings, fixed ones, verdict changes\n"+
@@ -39,9 +39,9 @@ func diffCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return report.ExitUsage
 	}
-	sev, err := packs.ParseSeverity(*failOn)
-	if err != nil || sev == packs.Info {
-		fmt.Fprintf(stderr, "sealmark diff: --fail-on: want low, medium, high or critical, got %q\n", *failOn)
+	sev, err := packs.ParseFailOn(*failOn)
+	if err != nil {
+		fmt.Fprintf(stderr, "sealmark diff: --fail-on: %v\n", err)
 		return report.ExitUsage
 	}
 	if set.NArg() != 2 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/packs"
 )
 
 // parseFlags parses args with set as set.Parse does, and names the flag an
@@ -48,7 +49,7 @@ type layeredFlag struct{ name, def, usage string }
 // here once: scan applies each to every server it runs.
 var sharedLayered = []layeredFlag{
 	{"packs", "", "run only these packs (comma-separated)"},
-	{"fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (low, medium, high, critical)"},
+	{"fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (" + packs.FailOnValues + ")"},
 	{"timeout", "30s", "bound on each server start up to its tool list"},
 	{"call-timeout", "10s", "bound on each request"},
 	{"probe-timeout", "5m", "bound on each probe; past it the probe is inconclusive"},

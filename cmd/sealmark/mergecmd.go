@@ -32,7 +32,7 @@ func mergeFlags(w io.Writer) (*flag.FlagSet, *mergeOptions) {
 	set.StringVar(&o.sarif, "sarif", "", "write a SARIF 2.1.0 log with one run per server to `PATH`")
 	set.StringVar(&o.junit, "junit", "", "write JUnit XML with one suite per server to `PATH`")
 	set.StringVar(&o.html, "html", "", "write a self-contained HTML report (a row per server, drill-down to evidence) to `PATH`")
-	set.StringVar(&o.failOn, "fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 (low, medium, high, critical)")
+	set.StringVar(&o.failOn, "fail-on", "high", "lowest `SEVERITY` that makes the exit code 1 ("+packs.FailOnValues+")")
 	return set, o
 }
 
@@ -45,9 +45,9 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return report.ExitUsage
 	}
-	failOn, err := packs.ParseSeverity(o.failOn)
-	if err != nil || failOn == packs.Info {
-		fmt.Fprintf(stderr, "sealmark merge: --fail-on: want low, medium, high or critical, got %q\n", o.failOn)
+	failOn, err := packs.ParseFailOn(o.failOn)
+	if err != nil {
+		fmt.Fprintf(stderr, "sealmark merge: --fail-on: %v\n", err)
 		return report.ExitUsage
 	}
 	if set.NArg() == 0 {

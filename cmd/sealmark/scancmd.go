@@ -127,9 +127,9 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	failOn, err := packs.ParseSeverity(base.FailOn)
-	if err != nil || failOn == packs.Info {
-		return usageErr("--fail-on: want low, medium, high or critical, got %q", base.FailOn)
+	failOn, err := packs.ParseFailOn(base.FailOn)
+	if err != nil {
+		return usageErr("--fail-on: %v", err)
 	}
 	if err := errors.Join(preflightOutputs(base.SandboxDir, base.Origins["sandbox.dir"], f.json, f.sarif, f.junit), checkHTMLPath(f.html)); err != nil {
 		return usageErr("%v", err)

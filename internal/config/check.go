@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/internal/netguard"
+	"github.com/sealmark/sealmark/packs"
 )
 
 // Check reports the settings no run can use, each problem naming its keys
@@ -96,8 +97,8 @@ func (r *Resolved) Check() error {
 			add("%s: %s", r.at("sandbox.dir"), why)
 		}
 	}
-	if !slices.Contains(severities, r.FailOn) {
-		add("%s: want %s, got %q", r.at("fail_on"), severityList, r.FailOn)
+	if _, err := packs.ParseFailOn(r.FailOn); err != nil {
+		add("%s: %v", r.at("fail_on"), err)
 	}
 	for _, f := range r.Files {
 		key := "server.files." + f.Path

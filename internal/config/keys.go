@@ -74,9 +74,6 @@ var settings = []setting{
 	{key: "db.admin_dsn", kind: kindString, field: func(s *Settings) any { return &s.DBAdminDSN }},
 }
 
-// severities are the values fail_on accepts, lowest first.
-var severities = []string{"low", "medium", "high", "critical"}
-
 // fileKeys maps each key sealmark.yaml accepts to its setting, and sections
 // holds the keys that group others (server, sandbox, ...).
 var fileKeys, sections = func() (map[string]*setting, map[string]bool) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/packs"
 )
 
 // ConfigPath returns the config file to load: the --config flag's value when
@@ -292,11 +293,11 @@ func (r *Resolved) setText(s *setting, text string) error {
 		}
 		*s.field(&r.Settings).(*time.Duration) = d
 	case kindSeverity:
-		sev := strings.ToLower(text)
-		if !slices.Contains(severities, sev) {
-			return fmt.Errorf("want %s, got %q", severityList, text)
+		sev, err := packs.ParseFailOn(text)
+		if err != nil {
+			return err
 		}
-		*s.field(&r.Settings).(*string) = sev
+		*s.field(&r.Settings).(*string) = sev.String()
 	default:
 		panic("config: setText on " + s.key) // no variable or flag sets this kind
 	}

@@ -2,14 +2,13 @@ package config
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/table"
+	"go.yaml.in/yaml/v3"
 )
 
 // value decodes v into the setting's field and reports whether it was valid.
@@ -62,15 +61,17 @@ func (p *parser) value(s *setting, v *yaml.Node) bool {
 		}
 		*s.field(p.s).(*time.Duration) = d
 	case kindSeverity:
-		text, ok := p.text(v, s.key, "want "+severityList)
+		text, ok := p.text(v, s.key, "want "+packs.FailOnValues)
 		if !ok {
 			break
 		}
-		if slices.Contains(severities, text) {
+		// The file form is the name as written in lower case: "HIGH" is
+		// a flag's or a variable's spelling, not the file's.
+		if sev, err := packs.ParseFailOn(text); err == nil && sev.String() == text {
 			*s.field(p.s).(*string) = text
 			break
 		}
-		p.errorf(v, s.key, "want %s, got %s", severityList, describe(v))
+		p.errorf(v, s.key, "want %s, got %s", packs.FailOnValues, describe(v))
 	case kindNetwork:
 		switch text, ok := p.text(v, s.key, "want closed"); {
 		case !ok, text == "closed":
@@ -99,9 +100,6 @@ func (p *parser) value(s *setting, v *yaml.Node) bool {
 	}
 	return len(p.errs) == n
 }
-
-// severityList is how errors name fail_on's values.
-const severityList = "low, medium, high or critical"
 
 // text is a YAML string; anything else is an error "WANT, got ...".
 func (p *parser) text(v *yaml.Node, key, want string) (string, bool) {

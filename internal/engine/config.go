@@ -335,7 +335,7 @@ func FromSettings(s config.Settings) (Config, error) {
 	if s.URL != "" && s.Command != "" {
 		return Config{}, errors.New("server.command and server.url: an HTTP server the harness starts is given as server.start (--start), not as the command")
 	}
-	sev, err := packs.ParseSeverity(s.FailOn)
+	sev, err := packs.ParseFailOn(s.FailOn)
 	if err != nil {
 		return Config{}, fmt.Errorf("fail_on: %v", err)
 	}

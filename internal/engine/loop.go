@@ -321,7 +321,8 @@ func (e *Engine) notCovered(pack, reason string) {
 // fails it unless Config.AllowInconclusive: untestedProbe), a harness error fails it, a finding at or above the
 // fail bar fails it (unless the baseline accepts it), a lower one is logged
 // (report.Outcome: the same rule as every report and the exit code).
-// Every finding is shown once, at the probe's own source position.
+// Every finding is shown once, at the line of the Reportf that recorded it
+// (a table row's: its file and name; one the engine added: the probe's Run).
 func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 	for _, n := range res.Notes {
 		t.Log(e.Redact(n))
@@ -332,7 +333,7 @@ func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 		return
 	case packs.Inconclusive:
 		if line := e.untestedProbe(res); line != "" {
-			t.Error(Position(probe.Run), line)
+			t.Error(probePosition(probe), line)
 			return
 		}
 		t.Skip("inconclusive: " + e.Redact(res.Reason))
@@ -341,7 +342,7 @@ func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 		t.Error("", "sealmark harness error in "+res.ID+": "+e.Redact(res.Reason))
 		return
 	}
-	pos := Position(probe.Run)
+	pos := probePosition(probe)
 	findings := res.Findings
 	if res.Verdict == packs.Failed && len(findings) == 0 {
 		// Failed without a finding: shown as one at the probe's severity,
@@ -353,6 +354,10 @@ func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 		findings = []packs.Finding{{Severity: res.Severity, Message: why}}
 	}
 	for _, f := range findings {
+		at := pos
+		if q := res.Positions[f.Message]; q != "" && probe.Source == "" {
+			at = q // the Reportf that recorded it
+		}
 		f.Message = e.Redact(f.Message)
 		f.Evidence = slices.Clone(f.Evidence)
 		for i := range f.Evidence {
@@ -361,11 +366,20 @@ func (e *Engine) show(t T, probe packs.Probe, res report.Probe) {
 		f.Accepted = e.cfg.Baseline.Accepts(res.ID, f.Fingerprint)
 		text := report.FindingText(res.ID, f, "    ")
 		if report.FindingFails(f, e.FailOn()) {
-			t.Error(pos, text)
+			t.Error(at, text)
 		} else {
-			t.Log(pos + ": " + text)
+			t.Log(at + ": " + text)
 		}
 	}
+}
+
+// probePosition is where go test shows what a probe reports: its Source
+// when it is made from data (a table row), else its Run function's line.
+func probePosition(probe packs.Probe) string {
+	if probe.Source != "" {
+		return probe.Source
+	}
+	return Position(probe.Run)
 }
 
 // Position is the source position of a probe's Run function, "file.go:12"

@@ -221,7 +221,7 @@ func (v *probeView) Survivors() []observers.Record {
 		out = append(out, observers.Record{
 			Kind: observers.KindProcess, Observer: "process", Time: time.Now().UTC(),
 			Summary: fmt.Sprintf("pid %d (%s) is alive", p.PID, strings.Join(argv, " ")),
-			Data:    map[string]string{"op": "alive", "pid": fmt.Sprint(p.PID), "ppid": fmt.Sprint(p.PPID), "exe": p.Exe, "argv": string(js)},
+			Data:    map[string]string{observers.KeyOp: "alive", observers.KeyPid: fmt.Sprint(p.PID), observers.KeyPpid: fmt.Sprint(p.PPID), observers.KeyExe: p.Exe, observers.KeyArgv: string(js)},
 		})
 	}
 	return out
@@ -279,7 +279,7 @@ func (e *Engine) loss(observer, summary string, bytes int64) {
 	e.mu.Lock()
 	e.rep.Timeline = append(e.rep.Timeline, observers.Record{
 		Kind: observers.KindLoss, Observer: observer, Time: time.Now().UTC(), Summary: summary,
-		Data: map[string]string{"bytes": fmt.Sprint(bytes)},
+		Data: map[string]string{observers.KeyBytes: fmt.Sprint(bytes)},
 	})
 	e.mu.Unlock()
 	e.warn(summary)

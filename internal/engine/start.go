@@ -411,6 +411,7 @@ func (pr *PackRun) attempt(ctx context.Context, probe packs.Probe, scale int) (r
 		} else {
 			res.Verdict, res.Reason, res.Findings, res.Notes = p.Outcome()
 			timed = res.Verdict == packs.Inconclusive && p.TimedOut()
+			res.Positions = p.Positions()
 		}
 		addLimitFindings(&res, limitFindings(probe.Name, res.Observations))
 	}

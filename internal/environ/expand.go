@@ -7,8 +7,11 @@ import (
 	"strings"
 )
 
-// placeholder matches {name} with a name of lowercase letters and underscores.
-var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
+// Placeholder matches {name} with a name of lowercase letters and
+// underscores: the one form of placeholder in server.args, server.env and a
+// table row. Other text in braces ({"a":1}, "{ }", "{A}", a regexp
+// repetition such as \d{2}) does not match and is left as written.
+var Placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
 // Expand replaces each placeholder {name} in s (name made of a-z and _) with
 // vars[name]. A placeholder that vars does not define is an error naming it
@@ -18,7 +21,7 @@ var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 // again.
 func Expand(s string, vars map[string]string) (string, error) {
 	var unknown string
-	out := placeholder.ReplaceAllStringFunc(s, func(m string) string {
+	out := Placeholder.ReplaceAllStringFunc(s, func(m string) string {
 		v, ok := vars[m[1:len(m)-1]]
 		if !ok {
 			if unknown == "" {
@@ -47,8 +50,9 @@ func knownList(vars map[string]string) string {
 	return "known: {" + strings.Join(names, "}, {") + "}"
 }
 
-// startsWithPlaceholder reports whether s begins with a placeholder.
-func startsWithPlaceholder(s string) bool {
-	loc := placeholder.FindStringIndex(s)
+// StartsWithPlaceholder reports whether s begins with a placeholder
+// ({sandbox}/x).
+func StartsWithPlaceholder(s string) bool {
+	loc := Placeholder.FindStringIndex(s)
 	return loc != nil && loc[0] == 0
 }

@@ -72,8 +72,8 @@ func TestExpandErrorDoesNotQuoteTheValue(t *testing.T) {
 func TestStartsWithPlaceholder(t *testing.T) {
 	tests := map[string]bool{"{sandbox}/x": true, "{x}": true, "/x/{sandbox}": false, "{A}/x": false, "": false, "x{a}": false}
 	for in, want := range tests {
-		if got := startsWithPlaceholder(in); got != want {
-			t.Errorf("startsWithPlaceholder(%q) = %v, want %v", in, got, want)
+		if got := StartsWithPlaceholder(in); got != want {
+			t.Errorf("StartsWithPlaceholder(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

@@ -43,14 +43,14 @@ func PathWarnings(args []string, env []KV, sandboxTop string) []string {
 
 // literalPath returns the absolute path s is, or holds as --opt=/path.
 func literalPath(s string) (string, bool) {
-	if startsWithPlaceholder(s) {
+	if StartsWithPlaceholder(s) {
 		return "", false
 	}
 	if absolute(s) {
 		return s, true
 	}
 	if strings.HasPrefix(s, "-") {
-		if _, v, ok := strings.Cut(s, "="); ok && !startsWithPlaceholder(v) && absolute(v) {
+		if _, v, ok := strings.Cut(s, "="); ok && !StartsWithPlaceholder(v) && absolute(v) {
 			return v, true
 		}
 	}

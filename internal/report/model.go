@@ -227,6 +227,10 @@ type Probe struct {
 	Notes []string `json:"notes,omitempty"`
 	// Token is the probe's random token, "{token}" once redacted.
 	Token string `json:"token,omitempty"`
+	// Positions maps a finding's message, as the probe reported it, to
+	// where in the probe's source it was reported (packs.Pass.Positions),
+	// for go test's lines; no report output holds it.
+	Positions map[string]string `json:"-"`
 	// Millis is how long the probe ran, in milliseconds.
 	Millis int64 `json:"millis"`
 }

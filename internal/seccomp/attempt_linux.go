@@ -31,7 +31,7 @@ func (s *loop) openWrite(n notif) call {
 	dirfd := int64(unix.AT_FDCWD)
 	var name string
 	var pathAt, flags uint64
-	data := map[string]string{"op": "open-write", "pid": strconv.Itoa(pid), "verdict": "continue"}
+	data := map[string]string{observers.KeyOp: "open-write", observers.KeyPid: strconv.Itoa(pid), observers.KeyVerdict: "continue"}
 	switch int(n.Data.Nr) {
 	case sysOpen:
 		name, pathAt, flags = "open", a[0], a[1]&0xffffffff
@@ -46,9 +46,9 @@ func (s *loop) openWrite(n notif) call {
 		}
 		b, err := s.rd.read(pid, a[2], 8) // struct open_how starts with its u64 flags
 		if err != nil || len(b) < 8 {
-			data["error"] = "open_how unreadable"
+			data[observers.KeyError] = "open_how unreadable"
 			if err != nil {
-				data["error"] += ": " + err.Error()
+				data[observers.KeyError] += ": " + err.Error()
 			}
 			break
 		}
@@ -56,34 +56,34 @@ func (s *loop) openWrite(n notif) call {
 			return call{allow: true}
 		}
 	}
-	data["syscall"] = name
-	if data["error"] == "" {
-		data["flags"] = openFlags(flags)
+	data[observers.KeySyscall] = name
+	if data[observers.KeyError] == "" {
+		data[observers.KeyFlags] = openFlags(flags)
 	}
 	if dirfd != unix.AT_FDCWD {
-		data["dirfd"] = strconv.FormatInt(dirfd, 10)
+		data[observers.KeyDirfd] = strconv.FormatInt(dirfd, 10)
 	}
 	path, cut, err := s.rd.readString(pid, pathAt, maxPath)
-	if err != nil && data["error"] == "" {
-		data["error"] = "path unreadable: " + err.Error()
+	if err != nil && data[observers.KeyError] == "" {
+		data[observers.KeyError] = "path unreadable: " + err.Error()
 	}
 	if cut {
-		data["truncated"] = "true"
+		data[observers.KeyTruncated] = "true"
 	}
 	abs, err := absolute(pid, dirfd, path)
-	if err != nil && data["error"] == "" {
-		data["error"] = "relative path not resolved: " + err.Error()
+	if err != nil && data[observers.KeyError] == "" {
+		data[observers.KeyError] = "relative path not resolved: " + err.Error()
 	}
-	if abs == os.DevNull && data["error"] == "" {
+	if abs == os.DevNull && data[observers.KeyError] == "" {
 		return call{allow: true} // every spawn's stdin and stdout: writing there changes nothing
 	}
 	if abs != path {
-		data["given"] = path
+		data[observers.KeyGiven] = path
 	}
-	data["path"] = abs
-	summary := fmt.Sprintf("pid %d %s %s (%s) -> continue", pid, name, strconv.Quote(abs), data["flags"])
-	if data["error"] != "" {
-		summary += " (" + data["error"] + ")"
+	data[observers.KeyPath] = abs
+	summary := fmt.Sprintf("pid %d %s %s (%s) -> continue", pid, name, strconv.Quote(abs), data[observers.KeyFlags])
+	if data[observers.KeyError] != "" {
+		summary += " (" + data[observers.KeyError] + ")"
 	}
 	return call{allow: true, records: []observers.Record{{Kind: observers.KindProcess, Summary: summary, Data: data}}}
 }
@@ -151,7 +151,7 @@ func openFlags(f uint64) string {
 func (s *loop) signal(n notif) call {
 	pid := int(n.Pid)
 	a := n.Data.Args
-	data := map[string]string{"op": "signal", "pid": strconv.Itoa(pid), "verdict": "continue"}
+	data := map[string]string{observers.KeyOp: "signal", observers.KeyPid: strconv.Itoa(pid), observers.KeyVerdict: "continue"}
 	var name, target string
 	var sig int32
 	self := false
@@ -179,14 +179,14 @@ func (s *loop) signal(n notif) call {
 		}
 		t := int32(a[0])
 		target, sig = strconv.Itoa(int(t)), int32(a[2])
-		data["tid"] = strconv.Itoa(int(int32(a[1])))
+		data[observers.KeyTid] = strconv.Itoa(int(int32(a[1])))
 		id, err := callerIDs(pid)
 		self = err == nil && t == id.nsTgid
 	case unix.SYS_PIDFD_SEND_SIGNAL:
 		fd := int32(a[0])
 		name, target, sig = "pidfd_send_signal", "pidfd:"+strconv.Itoa(int(fd)), int32(a[1])
 		if tp, err := pidfdTarget(pid, int(fd)); err == nil {
-			data["target_pid"] = strconv.Itoa(int(tp))
+			data[observers.KeyTargetPid] = strconv.Itoa(int(tp))
 			id, err := callerIDs(pid)
 			self = err == nil && tp == id.tgid
 		}
@@ -194,8 +194,8 @@ func (s *loop) signal(n notif) call {
 	if self {
 		return call{allow: true}
 	}
-	data["syscall"], data["target"], data["signal"] = name, target, signalName(sig)
-	summary := fmt.Sprintf("pid %d %s %s to %s -> continue", pid, name, data["signal"], target)
+	data[observers.KeySyscall], data[observers.KeyTarget], data[observers.KeySignal] = name, target, signalName(sig)
+	summary := fmt.Sprintf("pid %d %s %s to %s -> continue", pid, name, data[observers.KeySignal], target)
 	return call{allow: true, records: []observers.Record{{Kind: observers.KindProcess, Summary: summary, Data: data}}}
 }
 

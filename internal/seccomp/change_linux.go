@@ -84,7 +84,7 @@ func (s *loop) change(n notif) call {
 	}
 	pid := int(n.Pid)
 	a := n.Data.Args
-	data := map[string]string{"op": cc.op, "syscall": cc.name, "pid": strconv.Itoa(pid), "verdict": "continue"}
+	data := map[string]string{observers.KeyOp: cc.op, observers.KeySyscall: cc.name, observers.KeyPid: strconv.Itoa(pid), observers.KeyVerdict: "continue"}
 	dirOf := func(i int) int64 {
 		if i < 0 {
 			return unix.AT_FDCWD
@@ -107,32 +107,32 @@ func (s *loop) change(n notif) call {
 		summary += " to " + strconv.Quote(target)
 	case cc.link >= 0:
 		target, cut, err := s.rd.readString(pid, a[cc.link], maxPath)
-		if err != nil && data["error"] == "" {
-			data["error"] = "link contents unreadable: " + err.Error()
+		if err != nil && data[observers.KeyError] == "" {
+			data[observers.KeyError] = "link contents unreadable: " + err.Error()
 		}
 		if cut {
-			data["truncated"] = "true"
+			data[observers.KeyTruncated] = "true"
 		}
-		data["target"] = target
+		data[observers.KeyTarget] = target
 		summary += " -> " + strconv.Quote(target)
 	}
 	if cc.flags >= 0 {
 		if f := changeFlags(cc.name, flags); f != "" {
-			data["flags"] = f
+			data[observers.KeyFlags] = f
 			summary += " (" + f + ")"
 		}
 	}
 	if cc.mode >= 0 {
-		data["mode"] = fileMode(cc.op, uint32(a[cc.mode]))
-		summary += " (" + data["mode"] + ")"
+		data[observers.KeyMode] = fileMode(cc.op, uint32(a[cc.mode]))
+		summary += " (" + data[observers.KeyMode] + ")"
 	}
 	if cc.length >= 0 {
-		data["length"] = strconv.FormatInt(int64(a[cc.length]), 10)
-		summary += " (length " + data["length"] + ")"
+		data[observers.KeyLength] = strconv.FormatInt(int64(a[cc.length]), 10)
+		summary += " (length " + data[observers.KeyLength] + ")"
 	}
 	summary += " -> continue"
-	if data["error"] != "" {
-		summary += " (" + data["error"] + ")"
+	if data[observers.KeyError] != "" {
+		summary += " (" + data[observers.KeyError] + ")"
 	}
 	return call{allow: true, records: []observers.Record{{Kind: observers.KindProcess, Summary: summary, Data: data}}}
 }
@@ -149,11 +149,11 @@ func (s *loop) changePath(pid int, dirfd int64, addr uint64, prefix string, data
 		key = "path"
 	}
 	path, cut, err := s.rd.readString(pid, addr, maxPath)
-	if err != nil && data["error"] == "" {
-		data["error"] = key + " unreadable: " + err.Error()
+	if err != nil && data[observers.KeyError] == "" {
+		data[observers.KeyError] = key + " unreadable: " + err.Error()
 	}
 	if cut {
-		data["truncated"] = "true"
+		data[observers.KeyTruncated] = "true"
 	}
 	if dirfd != unix.AT_FDCWD {
 		data[prefix+"dirfd"] = strconv.FormatInt(dirfd, 10)
@@ -164,8 +164,8 @@ func (s *loop) changePath(pid int, dirfd int64, addr uint64, prefix string, data
 	} else {
 		abs, err = absolute(pid, dirfd, path)
 	}
-	if err != nil && data["error"] == "" {
-		data["error"] = "relative " + key + " not resolved: " + err.Error()
+	if err != nil && data[observers.KeyError] == "" {
+		data[observers.KeyError] = "relative " + key + " not resolved: " + err.Error()
 	}
 	if abs != path {
 		data[prefix+"given"] = path

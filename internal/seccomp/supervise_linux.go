@@ -161,7 +161,7 @@ func (s *loop) handle() error {
 		// inner shim's child) is the first call under the filter: it is
 		// the server's start, not something a probe made it do.
 		s.started, start = true, true
-		c.records[0].Data["start"] = "true"
+		c.records[0].Data[observers.KeyStart] = "true"
 	}
 	for _, r := range c.records {
 		s.o.Add(r.Kind, r.Summary, r.Data, start)
@@ -285,7 +285,7 @@ func (s *loop) sendmmsg(n notif) call {
 		}
 		if !c.allow {
 			out.allow, out.errno = false, c.errno // one denied destination denies the call
-			if len(c.records) == 1 && c.records[0].Data["family"] == "unreadable" {
+			if len(c.records) == 1 && c.records[0].Data[observers.KeyFamily] == "unreadable" {
 				break // each read may take readTimeout: stop at the first that fails
 			}
 		}
@@ -305,23 +305,23 @@ func (s *loop) unreadable(n notif, op string, err error) call {
 func (s *loop) exec(n notif) call {
 	pid := int(n.Pid)
 	pathAt, argvAt := n.Data.Args[0], n.Data.Args[1]
-	data := map[string]string{"op": "exec", "pid": strconv.Itoa(pid), "verdict": "allow"}
+	data := map[string]string{observers.KeyOp: "exec", observers.KeyPid: strconv.Itoa(pid), observers.KeyVerdict: "allow"}
 	if int(n.Data.Nr) == unix.SYS_EXECVEAT {
 		pathAt, argvAt = n.Data.Args[1], n.Data.Args[2]
-		data["dirfd"] = strconv.Itoa(int(int32(n.Data.Args[0])))
+		data[observers.KeyDirfd] = strconv.Itoa(int(int32(n.Data.Args[0])))
 	}
 	path, cut, err := s.rd.readString(pid, pathAt, maxPath)
 	if err != nil {
-		data["error"] = "path unreadable: " + err.Error()
+		data[observers.KeyError] = "path unreadable: " + err.Error()
 	}
 	argv, argvCut, err := s.rd.readArgv(pid, argvAt)
-	if err != nil && data["error"] == "" {
-		data["error"] = "arguments unreadable: " + err.Error()
+	if err != nil && data[observers.KeyError] == "" {
+		data[observers.KeyError] = "arguments unreadable: " + err.Error()
 	}
 	if cut || argvCut {
-		data["truncated"] = "true"
+		data[observers.KeyTruncated] = "true"
 	}
-	data["path"] = path
+	data[observers.KeyPath] = path
 	if b, err := s.rd.bounded(func() ([]byte, error) {
 		tgid, ppid, err := procIDs(pid)
 		if err != nil {
@@ -334,17 +334,17 @@ func (s *loop) exec(n notif) call {
 		return []byte(strings.Join(ids, " ")), nil
 	}); err == nil {
 		ids := strings.Fields(string(b))
-		if ids[0] != data["pid"] {
-			data["tid"], data["pid"] = data["pid"], ids[0]
+		if ids[0] != data[observers.KeyPid] {
+			data[observers.KeyTid], data[observers.KeyPid] = data[observers.KeyPid], ids[0]
 		}
-		data["ppid"] = ids[1]
+		data[observers.KeyPpid] = ids[1]
 		if len(ids) > 2 {
-			data["ancestors"] = strings.Join(ids[2:], " ")
+			data[observers.KeyAncestors] = strings.Join(ids[2:], " ")
 		}
 	}
-	if data["error"] == "" && !cut && path != "" {
+	if data[observers.KeyError] == "" && !cut && path != "" {
 		dirfd := int64(unix.AT_FDCWD)
-		if d, ok := data["dirfd"]; ok {
+		if d, ok := data[observers.KeyDirfd]; ok {
 			dirfd, _ = strconv.ParseInt(d, 10, 32)
 		}
 		if abs, err := absolute(pid, dirfd, path); err == nil {
@@ -352,7 +352,7 @@ func (s *loop) exec(n notif) call {
 				found, err := execFound(pid, abs)
 				return []byte(found), err
 			}); err == nil {
-				data["found"] = string(b)
+				data[observers.KeyFound] = string(b)
 			}
 		}
 	}
@@ -360,9 +360,9 @@ func (s *loop) exec(n notif) call {
 		argv = []string{}
 	}
 	js, _ := json.Marshal(argv)
-	data["argv"] = string(js)
-	summary := fmt.Sprintf("pid %s exec %s %s", data["pid"], strconv.Quote(path), js)
-	switch data["found"] {
+	data[observers.KeyArgv] = string(js)
+	summary := fmt.Sprintf("pid %s exec %s %s", data[observers.KeyPid], strconv.Quote(path), js)
+	switch data[observers.KeyFound] {
 	case foundNo:
 		summary += " (no such file: nothing runs)"
 	case foundNotExec:
@@ -377,19 +377,19 @@ func sockRecord(pid int, op string, d destination, allowed bool, why string) obs
 	if !allowed {
 		verdict = "deny"
 	}
-	data := map[string]string{"op": op, "family": d.family, "pid": strconv.Itoa(pid), "verdict": verdict}
+	data := map[string]string{observers.KeyOp: op, observers.KeyFamily: d.family, observers.KeyPid: strconv.Itoa(pid), observers.KeyVerdict: verdict}
 	if d.host != "" {
-		data["addr"] = d.host
+		data[observers.KeyAddr] = d.host
 	}
 	if d.family == "inet" || d.family == "inet6" {
-		data["port"] = strconv.Itoa(d.port)
+		data[observers.KeyPort] = strconv.Itoa(d.port)
 	}
 	summary := fmt.Sprintf("pid %d %s %s -> %s", pid, op, d, verdict)
 	if !allowed && why == "" {
 		summary += " (ENETUNREACH)"
 	}
 	if why != "" {
-		data["why"] = why
+		data[observers.KeyWhy] = why
 		summary += " (" + why + ")"
 	}
 	return observers.Record{Kind: observers.KindSocket, Summary: summary, Data: data}

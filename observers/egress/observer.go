@@ -99,7 +99,7 @@ func (o *Observer) Close() []observers.Record {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, p := range problems {
-		o.losses = append(o.losses, o.record(observers.KindLoss, p, map[string]string{"op": "loss"}))
+		o.losses = append(o.losses, o.record(observers.KindLoss, p, map[string]string{observers.KeyOp: "loss"}))
 	}
 	out := append(o.book.Close(), o.losses...)
 	o.losses = nil
@@ -156,14 +156,14 @@ func (o *Observer) Loss(format string, args ...any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.losses) < MaxRecords {
-		o.losses = append(o.losses, o.record(observers.KindLoss, fmt.Sprintf(format, args...), map[string]string{"op": "loss"}))
+		o.losses = append(o.losses, o.record(observers.KindLoss, fmt.Sprintf(format, args...), map[string]string{observers.KeyOp: "loss"}))
 	}
 }
 
 // record builds a record attributed to the open probe. o.mu is held.
 func (o *Observer) record(kind, summary string, data map[string]string) observers.Record {
 	if o.token != "" {
-		data["attributed"] = "time"
+		data[observers.KeyAttributed] = "time"
 	}
 	return observers.Record{Kind: kind, Observer: o.Name(), Time: time.Now(), Token: o.token, Summary: summary, Data: data}
 }

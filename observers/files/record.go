@@ -15,18 +15,18 @@ func record(c Change, token string, now time.Time) observers.Record {
 	if e == nil {
 		e = c.Before
 	}
-	data := map[string]string{"op": c.Op, "path": c.Path, "type": e.Type, "mode": modeString(e.Mode)}
+	data := map[string]string{observers.KeyOp: c.Op, observers.KeyPath: c.Path, observers.KeyType: e.Type, observers.KeyMode: modeString(e.Mode)}
 	if c.From != "" {
-		data["from"] = c.From
+		data[observers.KeyFrom] = c.From
 	}
 	switch e.Type {
 	case TypeFile:
-		data["size"] = strconv.FormatInt(e.Size, 10)
+		data[observers.KeySize] = strconv.FormatInt(e.Size, 10)
 		if e.Hash != "" {
-			data["hash"] = e.Hash
+			data[observers.KeyHash] = e.Hash
 		}
 	case TypeLink:
-		data["target"] = e.Target
+		data[observers.KeyTarget] = e.Target
 	}
 	return observers.Record{
 		Kind:     observers.KindFile,
@@ -68,12 +68,12 @@ func loss(token string, now time.Time, reason, summary string) observers.Record 
 		Time:     now,
 		Token:    token,
 		Summary:  summary,
-		Data:     map[string]string{"reason": reason},
+		Data:     map[string]string{observers.KeyReason: reason},
 	}
 }
 
 func unreadableLoss(token string, now time.Time, dir, why string) observers.Record {
 	r := loss(token, now, "unreadable", fmt.Sprintf("cannot read %s (%s): changes under it are not observed", show(dir), why))
-	r.Data["path"] = dir
+	r.Data[observers.KeyPath] = dir
 	return r
 }

@@ -90,29 +90,29 @@ func (l *Listener) answer(c net.Conn, req *request) {
 func record(c net.Conn, at time.Time, b []byte, full bool, req *request, tok, how string) observers.Record {
 	peer := c.RemoteAddr().String()
 	data := map[string]string{
-		"peer":        peer,
-		"local":       c.LocalAddr().String(),
-		"bytes":       strconv.Itoa(len(b)),
-		"token_found": strconv.FormatBool(how == ledger.ByToken),
-		"attributed":  how,
+		observers.KeyPeer:       peer,
+		observers.KeyLocal:      c.LocalAddr().String(),
+		observers.KeyBytes:      strconv.Itoa(len(b)),
+		observers.KeyTokenFound: strconv.FormatBool(how == ledger.ByToken),
+		observers.KeyAttributed: how,
 	}
 	if full {
-		data["truncated"] = "true"
+		data[observers.KeyTruncated] = "true"
 	}
 	var summary string
 	if req != nil {
-		data["method"] = ledger.Clean(req.method, 64)
-		data["target"] = ledger.Clean(req.target, 1024)
-		data["headers"] = ledger.Clean(strings.Join(req.names, ","), 1024)
+		data[observers.KeyMethod] = ledger.Clean(req.method, 64)
+		data[observers.KeyTarget] = ledger.Clean(req.target, 1024)
+		data[observers.KeyHeaders] = ledger.Clean(strings.Join(req.names, ","), 1024)
 		if req.host != "" {
-			data["host"] = ledger.Clean(req.host, 256)
+			data[observers.KeyHost] = ledger.Clean(req.host, 256)
 		}
 		for key, v := range req.values {
 			data[key] = ledger.Clean(v, 256)
 		}
-		summary = fmt.Sprintf("%s %s from %s (%s)", data["method"], ledger.Clean(req.target, 120), peer, because(how, "request"))
+		summary = fmt.Sprintf("%s %s from %s (%s)", data[observers.KeyMethod], ledger.Clean(req.target, 120), peer, because(how, "request"))
 	} else {
-		data["preview"] = ledger.Clean(string(b[:min(len(b), previewLen)]), 4*previewLen)
+		data[observers.KeyPreview] = ledger.Clean(string(b[:min(len(b), previewLen)]), 4*previewLen)
 		summary = fmt.Sprintf("%d bytes, not HTTP, from %s (%s)", len(b), peer, because(how, "data"))
 	}
 	return observers.Record{

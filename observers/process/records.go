@@ -33,7 +33,7 @@ func (o *Observer) add(r observers.Record, texts []string) {
 	tok, how := o.attribute(texts)
 	r.Token = tok
 	if how != "" {
-		r.Data["attributed"] = how
+		r.Data[observers.KeyAttributed] = how
 	}
 	o.book.Add(r) // past maxPending, counted and reported as a loss
 }
@@ -47,14 +47,14 @@ func (o *Observer) spawned(s stat, now time.Time) {
 			Kind:    observers.KindLoss,
 			Time:    now,
 			Summary: fmt.Sprintf("process %d (%s) exited before its argv could be read", s.pid, comm),
-			Data:    map[string]string{"op": "spawned", "pid": strconv.Itoa(s.pid), "ppid": strconv.Itoa(s.ppid), "comm": comm},
+			Data:    map[string]string{observers.KeyOp: "spawned", observers.KeyPid: strconv.Itoa(s.pid), observers.KeyPpid: strconv.Itoa(s.ppid), observers.KeyComm: comm},
 		}, []string{s.comm})
 		return
 	}
 	masked := o.maskAll(argv)
-	data := o.procData("spawned", s, exe, masked)
+	data := o.procData(observers.OpSpawned, s, exe, masked)
 	if truncated {
-		data["truncated"] = "true"
+		data[observers.KeyTruncated] = "true"
 	}
 	o.add(observers.Record{
 		Kind:    observers.KindProcess,
@@ -74,10 +74,10 @@ func (o *Observer) execve(s stat, before string, now time.Time) {
 		return // it exited meanwhile; its spawn was recorded
 	}
 	masked := o.maskAll(argv)
-	data := o.procData("execve", s, exe, masked)
-	data["was"] = o.mask(before)
+	data := o.procData(observers.OpExecve, s, exe, masked)
+	data[observers.KeyWas] = o.mask(before)
 	if truncated {
-		data["truncated"] = "true"
+		data[observers.KeyTruncated] = "true"
 	}
 	o.add(observers.Record{
 		Kind:    observers.KindProcess,
@@ -91,15 +91,15 @@ func (o *Observer) execve(s stat, before string, now time.Time) {
 func (o *Observer) execLine(e smbin.Exec, now time.Time) {
 	masked := o.maskAll(e.Argv)
 	data := map[string]string{
-		"op":   "exec",
-		"prog": o.mask(e.Prog),
-		"argv": argvJSON(masked),
-		"pid":  strconv.Itoa(e.PID),
-		"ppid": strconv.Itoa(e.PPID),
-		"cwd":  o.mask(e.Cwd),
+		observers.KeyOp:   "exec",
+		observers.KeyProg: o.mask(e.Prog),
+		observers.KeyArgv: argvJSON(masked),
+		observers.KeyPid:  strconv.Itoa(e.PID),
+		observers.KeyPpid: strconv.Itoa(e.PPID),
+		observers.KeyCwd:  o.mask(e.Cwd),
 	}
 	if !e.Time.IsZero() {
-		data["started"] = e.Time.UTC().Format(time.RFC3339Nano)
+		data[observers.KeyStarted] = e.Time.UTC().Format(time.RFC3339Nano)
 	}
 	o.add(observers.Record{
 		Kind:    observers.KindProcess,
@@ -112,14 +112,14 @@ func (o *Observer) execLine(e smbin.Exec, now time.Time) {
 // procData is the Data every record about a process carries.
 func (o *Observer) procData(op string, s stat, exe string, masked []string) map[string]string {
 	return map[string]string{
-		"op":   op,
-		"pid":  strconv.Itoa(s.pid),
-		"ppid": strconv.Itoa(s.ppid),
-		"pgid": strconv.Itoa(s.pgid),
-		"sid":  strconv.Itoa(s.sid),
-		"comm": o.mask(s.comm),
-		"exe":  o.mask(exe),
-		"argv": argvJSON(masked),
+		observers.KeyOp:   op,
+		observers.KeyPid:  strconv.Itoa(s.pid),
+		observers.KeyPpid: strconv.Itoa(s.ppid),
+		observers.KeyPgid: strconv.Itoa(s.pgid),
+		observers.KeySid:  strconv.Itoa(s.sid),
+		observers.KeyComm: o.mask(s.comm),
+		observers.KeyExe:  o.mask(exe),
+		observers.KeyArgv: argvJSON(masked),
 	}
 }
 
@@ -136,7 +136,7 @@ func (o *Observer) lossf(format string, args ...any) {
 	o.add(observers.Record{
 		Kind:    observers.KindLoss,
 		Summary: fmt.Sprintf(format, args...),
-		Data:    map[string]string{"op": "loss"},
+		Data:    map[string]string{observers.KeyOp: "loss"},
 	}, nil)
 }
 

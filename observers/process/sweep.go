@@ -53,7 +53,7 @@ func (o *Observer) Sweep(grace time.Duration) []observers.Record {
 	}
 	for _, s := range alive {
 		if r := sw.found[s.id()]; r != nil {
-			r.Data["stopped_by"] = "survived"
+			r.Data[observers.KeyStoppedBy] = "survived"
 		}
 	}
 	if len(alive) > 0 {
@@ -107,10 +107,10 @@ func (sw *sweep) round() []stat {
 		live[s.id()] = true
 	}
 	for id, r := range sw.found {
-		if !live[id] && r.Data["stopped_by"] == "" {
-			r.Data["stopped_by"] = "exited"
+		if !live[id] && r.Data[observers.KeyStoppedBy] == "" {
+			r.Data[observers.KeyStoppedBy] = "exited"
 			if sig, ok := sw.signalled[id]; ok {
-				r.Data["stopped_by"] = signalName(sig)
+				r.Data[observers.KeyStoppedBy] = signalName(sig)
 			}
 		}
 	}

@@ -247,9 +247,9 @@ func (w *Watcher) sample(reply chan struct{}) time.Duration {
 	case over && !w.over:
 		w.over, crossed = true, true
 		w.add(observers.KindSize, summary, map[string]string{
-			"op":    "exceeded",
-			"total": strconv.FormatInt(total, 10),
-			"limit": strconv.FormatInt(limit, 10),
+			observers.KeyOp:    "exceeded",
+			observers.KeyTotal: strconv.FormatInt(total, 10),
+			observers.KeyLimit: strconv.FormatInt(limit, 10),
 		})
 	case !over:
 		w.over = false
@@ -270,7 +270,7 @@ func (w *Watcher) add(kind, summary string, data map[string]string) {
 		return
 	}
 	if w.token != "" {
-		data["attributed"] = "time"
+		data[observers.KeyAttributed] = "time"
 	}
 	w.pending = append(w.pending, observers.Record{
 		Kind: kind, Observer: w.Name(), Time: time.Now(), Token: w.token, Summary: summary, Data: data,
@@ -284,7 +284,7 @@ func (w *Watcher) lossOnce(key, msg string) {
 		return
 	}
 	w.lost[key] = true
-	w.add(observers.KindLoss, "the sandbox size undercounts: "+msg, map[string]string{"op": "loss"})
+	w.add(observers.KindLoss, "the sandbox size undercounts: "+msg, map[string]string{observers.KeyOp: "loss"})
 }
 
 var _ observers.Observer = (*Watcher)(nil)

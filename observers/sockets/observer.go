@@ -87,7 +87,7 @@ func (o *Observer) Close() []observers.Record {
 	o.check()
 	o.token = ""
 	o.closed = true
-	o.book.Add(o.record(observers.KindSocket, EgressNotObserved, map[string]string{"op": "egress-not-observed"}))
+	o.book.Add(o.record(observers.KindSocket, EgressNotObserved, map[string]string{observers.KeyOp: "egress-not-observed"}))
 	return o.book.Close()
 }
 
@@ -120,24 +120,24 @@ func (o *Observer) check() {
 		}
 		o.seen[l.Inode] = true
 		data := map[string]string{
-			"op":    "listen",
-			"proto": l.Proto,
-			"addr":  l.Addr,
-			"port":  strconv.Itoa(l.Port),
-			"pid":   strconv.Itoa(l.PID),
-			"inode": strconv.FormatUint(l.Inode, 10),
-			"scope": l.Scope(),
+			observers.KeyOp:    "listen",
+			observers.KeyProto: l.Proto,
+			observers.KeyAddr:  l.Addr,
+			observers.KeyPort:  strconv.Itoa(l.Port),
+			observers.KeyPid:   strconv.Itoa(l.PID),
+			observers.KeyInode: strconv.FormatUint(l.Inode, 10),
+			observers.KeyScope: l.Scope(),
 		}
 		sum := summary(l)
 		if o.knocked < maxKnocked {
 			o.knocked++
 			sv := Knock(l) // knock.go: over loopback only, bounded
-			data["serves"] = sv.String()
-			data["http"] = strconv.FormatBool(sv.HTTP)
-			data["open"] = strconv.FormatBool(sv.HTTP && sv.Open)
+			data[observers.KeyServes] = sv.String()
+			data[observers.KeyHTTP] = strconv.FormatBool(sv.HTTP)
+			data[observers.KeyOpen] = strconv.FormatBool(sv.HTTP && sv.Open)
 			sum += "; serves " + sv.String()
 		} else {
-			data["serves"] = fmt.Sprintf("not spoken to: more than %d listeners", maxKnocked)
+			data[observers.KeyServes] = fmt.Sprintf("not spoken to: more than %d listeners", maxKnocked)
 		}
 		o.book.Add(o.record(observers.KindSocket, sum, data))
 	}
@@ -163,7 +163,7 @@ func summary(l Listening) string {
 // record builds a record attributed to the open probe. o.mu is held.
 func (o *Observer) record(kind, summary string, data map[string]string) observers.Record {
 	if o.token != "" {
-		data["attributed"] = "time"
+		data[observers.KeyAttributed] = "time"
 	}
 	return observers.Record{Kind: kind, Observer: o.Name(), Time: time.Now(), Token: o.token, Summary: summary, Data: data}
 }
@@ -174,7 +174,7 @@ func (o *Observer) lossOnce(key, format string, args ...any) {
 		return
 	}
 	o.lost[key] = true
-	o.book.Add(o.record(observers.KindLoss, fmt.Sprintf(format, args...), map[string]string{"op": "loss"}))
+	o.book.Add(o.record(observers.KindLoss, fmt.Sprintf(format, args...), map[string]string{observers.KeyOp: "loss"}))
 }
 
 var _ observers.Observer = (*Observer)(nil)

@@ -21,28 +21,28 @@ func (s *Stub) record(r *http.Request, at time.Time, n int, full bool, status in
 	host := ledger.Clean(r.Host, 256)
 	path := ledger.Clean(redactedTarget(r.URL), 1024)
 	data := map[string]string{
-		"peer":        r.RemoteAddr,
-		"method":      ledger.Clean(r.Method, 64),
-		"path":        path,
-		"host":        host,
-		"headers":     ledger.Clean(headerNames(r), 1024),
-		"bytes":       strconv.Itoa(n),
-		"status":      strconv.Itoa(status),
-		"token_found": strconv.FormatBool(how == ledger.ByToken),
-		"attributed":  how,
+		observers.KeyPeer:       r.RemoteAddr,
+		observers.KeyMethod:     ledger.Clean(r.Method, 64),
+		observers.KeyPath:       path,
+		observers.KeyHost:       host,
+		observers.KeyHeaders:    ledger.Clean(headerNames(r), 1024),
+		observers.KeyBytes:      strconv.Itoa(n),
+		observers.KeyStatus:     strconv.Itoa(status),
+		observers.KeyTokenFound: strconv.FormatBool(how == ledger.ByToken),
+		observers.KeyAttributed: how,
 	}
 	if full {
-		data["truncated"] = "true"
+		data[observers.KeyTruncated] = "true"
 	}
-	summary := fmt.Sprintf("%s %s on %s answered %d (%s)", data["method"], ledger.Clean(path, 120), host, status, because(how))
+	summary := fmt.Sprintf("%s %s on %s answered %d (%s)", data[observers.KeyMethod], ledger.Clean(path, 120), host, status, because(how))
 	if len(creds) > 0 {
 		where := places(creds)
-		data["credentials"] = where
-		data["credential_host"] = host
+		data[observers.KeyCredentials] = where
+		data[observers.KeyCredentialHost] = host
 		summary += fmt.Sprintf("; credentials %s under host %s", where, host)
 		if s.host != "" {
 			mismatch := !sameHost(r.Host, s.host)
-			data["host_mismatch"] = strconv.FormatBool(mismatch)
+			data[observers.KeyHostMismatch] = strconv.FormatBool(mismatch)
 			if mismatch {
 				summary += ", not the configured " + ledger.Clean(s.host, 256)
 			}

@@ -34,17 +34,6 @@ func call(p *packs.Pass, t packs.Tool, q string) (*packs.Response, error) {
 
 func describe(t packs.Tool, q string) string { return fmt.Sprintf("%s(%s=%q)", t.Name, t.SQLArg(), q) }
 
-// body is everything a response says.
-func body(res *packs.Response) []byte {
-	if res == nil {
-		return nil
-	}
-	if res.Error != nil {
-		return append([]byte(res.Error.Message+"\n"), res.Error.Data...)
-	}
-	return res.Result
-}
-
 // controlQuery is the read control: the items table's rows.
 const controlQuery = "SELECT name FROM items ORDER BY id"
 
@@ -62,7 +51,7 @@ func control(p *packs.Pass, t packs.Tool) bool {
 // what it answered when it did not.
 func reads(p *packs.Pass, t packs.Tool) (bool, string) {
 	res, err := call(p, t, controlQuery)
-	if err != nil || res.Refused() || !bytes.Contains(body(res), []byte("apple")) || !bytes.Contains(body(res), []byte("plum")) {
+	if err != nil || res.Refused() || !bytes.Contains(res.Body(), []byte("apple")) || !bytes.Contains(res.Body(), []byte("plum")) {
 		return false, brief(res, err)
 	}
 	return true, ""
@@ -72,7 +61,7 @@ func brief(res *packs.Response, err error) string {
 	if err != nil {
 		return err.Error()
 	}
-	b := body(res)
+	b := res.Body()
 	if len(b) > 160 {
 		b = append(b[:160:160], "…"...)
 	}
@@ -204,13 +193,13 @@ var roleReach = packs.Probe{
 				continue
 			}
 			q := "SELECT current_user AS sealmark_user"
-			if res, err := call(p, t, q); err == nil && !res.Refused() && !bytes.Contains(body(res), []byte(role.Name)) {
+			if res, err := call(p, t, q); err == nil && !res.Refused() && !bytes.Contains(res.Body(), []byte(role.Name)) {
 				f := p.Reportf("%s ran as another role than the one {dsn} names (%s)", describe(t, q), role.Name)
 				f.Severity = packs.High
 				f.Evidencef("response", "the result does not name %s", role.Name)
 			}
 			q = "SELECT md5(pg_read_file('PG_VERSION')) AS sealmark_sum"
-			if res, err := call(p, t, q); err == nil && bytes.Contains(body(res), []byte(fileSum)) {
+			if res, err := call(p, t, q); err == nil && bytes.Contains(res.Body(), []byte(fileSum)) {
 				p.Reportf("%s read a file of the database server (pg_read_file), beyond the role {dsn} names", describe(t, q)).
 					Evidencef("response", "the result holds the md5 of the data directory's PG_VERSION, as the admin computes it")
 			}

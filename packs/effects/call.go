@@ -29,15 +29,7 @@ type call struct {
 
 // text is the call's response as text ("" without one).
 func (c *call) text() string {
-	if c.res == nil {
-		return ""
-	}
-	return string(c.res.Result) + func() string {
-		if c.res.Error != nil {
-			return c.res.Error.Message + string(c.res.Error.Data)
-		}
-		return ""
-	}()
+	return string(c.res.Body())
 }
 
 // caller makes a probe's calls one after the other, each with what the

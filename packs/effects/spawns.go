@@ -10,6 +10,7 @@ import (
 
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
+	ran "github.com/sealmark/sealmark/packs/internal/programs"
 )
 
 var spawns = packs.Probe{
@@ -287,30 +288,15 @@ func nodeModules(dir string) string {
 // whether the program was there to run) and are the only ones read: the
 // process observer's samples may catch a fork before its exec, still
 // showing the server's own command line. Elsewhere one record per
-// process: the exec log's line when there is one, else the first seen.
+// process, as every reader of process records keeps them (programs.Ran).
 func programs(recs []observers.Record, egress bool) []observers.Record {
+	if !egress {
+		return ran.Ran(recs)
+	}
 	var out []observers.Record
-	at := map[string]int{}
 	for _, r := range recs {
-		if egress {
-			if r.Observer == "egress" && r.Data[observers.KeyOp] == "exec" && r.Data[observers.KeyStart] != "true" {
-				out = append(out, r)
-			}
-			continue
-		}
-		switch r.Data[observers.KeyOp] {
-		case "spawned", "execve", "exec":
-		default:
-			continue
-		}
-		pid := r.Data[observers.KeyPid]
-		i, ok := at[pid]
-		switch {
-		case !ok || pid == "":
-			at[pid] = len(out)
+		if r.Observer == "egress" && r.Data[observers.KeyOp] == observers.OpExec && r.Data[observers.KeyStart] != "true" {
 			out = append(out, r)
-		case r.Observer == "process" && r.Data[observers.KeyOp] == "exec":
-			out[i] = r
 		}
 	}
 	return out
@@ -324,7 +310,7 @@ func program(r observers.Record) string {
 	if a := packs.Argv(r); len(a) > 0 {
 		return path.Base(filepath.ToSlash(a[0]))
 	}
-	for _, k := range []string{"path", "exe", "comm"} {
+	for _, k := range []string{observers.KeyPath, observers.KeyExe, observers.KeyComm} {
 		if v := r.Data[k]; v != "" {
 			return path.Base(filepath.ToSlash(v))
 		}

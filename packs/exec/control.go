@@ -56,7 +56,7 @@ func (r *run) profile(t Tool) profile {
 // inside a result's text). The command line alone (a terminal echoing
 // what was typed, an error quoting it) does not count.
 func echoOutput(res *packs.Response, marker string) bool {
-	b := string(body(res))
+	b := string(res.Body())
 	return strings.Contains(b, `"`+marker+`"`) || strings.Contains(b, `\"`+marker+`\"`)
 }
 

@@ -73,7 +73,7 @@ func envInheritance(hints []Hint) packs.Probe {
 // leaked names the canaries whose values a response carries.
 func (r *run) leaked(res *packs.Response) []string {
 	var out []string
-	b := body(res)
+	b := res.Body()
 	for _, c := range r.p.Canaries {
 		if c.Value != "" && bytes.Contains(b, []byte(c.Value)) {
 			out = append(out, c.Name)

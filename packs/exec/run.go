@@ -268,7 +268,7 @@ func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evide
 	for _, rec := range r.ran("sm-canary", key) {
 		evidence = append(evidence, packs.Evidence{Observer: "process", Detail: "sm-canary ran: " + shellLine(packs.Argv(rec)) + cwdOf(rec)})
 	}
-	if res != nil && hasWord(string(body(res)), smbin.CanaryMarker+" "+r.marker(key)) {
+	if res != nil && hasWord(string(res.Body()), smbin.CanaryMarker+" "+r.marker(key)) {
 		evidence = append(evidence, packs.Evidence{Observer: "response", Detail: "the response carries sm-canary's output line with the probe's marker"})
 	}
 	if len(evidence) == 0 {
@@ -293,7 +293,7 @@ func (r *run) canaryRan(res *packs.Response, key string) (evidence []packs.Evide
 // observer found nothing there to run when found is "false" (no such
 // file, a miss of a PATH search) or "not-executable".
 func execRan(rec observers.Record) bool {
-	f := rec.Data["found"]
+	f := rec.Data[observers.KeyFound]
 	return f != "false" && f != "not-executable"
 }
 
@@ -302,18 +302,6 @@ func cwdOf(rec observers.Record) string {
 		return " (in " + c + ")"
 	}
 	return ""
-}
-
-// body is everything a response says: the result, or the error's message
-// and data.
-func body(res *packs.Response) []byte {
-	if res == nil {
-		return nil
-	}
-	if res.Error != nil {
-		return append([]byte(res.Error.Message+"\n"), res.Error.Data...)
-	}
-	return res.Result
 }
 
 // shellLine renders argv as a shell would read it back.

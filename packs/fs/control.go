@@ -34,7 +34,7 @@ func (r *run) control(t Tool) bool {
 		if res == nil {
 			return false
 		}
-		if t.Role == Read && !holds(body(res), r.sb.OKToken) || t.Role == Stat && !sizeIn(res, len(r.sb.OKToken)) {
+		if t.Role == Read && !holds(res.Body(), r.sb.OKToken) || t.Role == Stat && !sizeIn(res, len(r.sb.OKToken)) {
 			r.controlFailed(t, "%s did not return what root/ok.txt holds (%s)", desc, res.Brief())
 			return false
 		}
@@ -43,7 +43,7 @@ func (r *run) control(t Tool) bool {
 		if res == nil {
 			return false
 		}
-		if !holds(body(res), r.sb.OKToken) {
+		if !holds(res.Body(), r.sb.OKToken) {
 			r.controlFailed(t, "%s(%s=%s) did not return what root/ok.txt holds (%s)", t.Name, t.Path, jsonList(okArg.shown), res.Brief())
 			return false
 		}
@@ -53,7 +53,7 @@ func (r *run) control(t Tool) bool {
 		if res == nil {
 			return false
 		}
-		if res.Refused() || !strings.Contains(string(body(res)), "ok.txt") {
+		if res.Refused() || !strings.Contains(string(res.Body()), "ok.txt") {
 			r.controlFailed(t, "%s did not list ok.txt (%s)", desc, res.Brief())
 			return false
 		}
@@ -76,7 +76,7 @@ func (r *run) searchControl(t Tool, dir target) bool {
 		if res == nil {
 			return false
 		}
-		if !res.Refused() && strings.Contains(string(body(res)), "ok.txt") {
+		if !res.Refused() && strings.Contains(string(res.Body()), "ok.txt") {
 			r.patterns[t.Name] = pp[1]
 			return true
 		}

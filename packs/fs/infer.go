@@ -235,7 +235,7 @@ func zodIssues(text string) []learnedArg {
 // or its error's message and data.
 func responseText(res *packs.Response) string {
 	if res.Error != nil {
-		return res.Error.Message + "\n" + string(res.Error.Data)
+		return string(res.Body())
 	}
 	var v struct {
 		Content []struct {

@@ -12,18 +12,6 @@ import (
 	"github.com/sealmark/sealmark/packs"
 )
 
-// body is everything a response says: the result, or the error's message
-// and data.
-func body(res *packs.Response) []byte {
-	if res == nil {
-		return nil
-	}
-	if res.Error != nil {
-		return append([]byte(res.Error.Message+"\n"), res.Error.Data...)
-	}
-	return res.Result
-}
-
 // holds reports whether b carries value as it is or base64-encoded (as a
 // media or blob tool returns a file).
 func holds(b []byte, value string) bool {
@@ -43,7 +31,7 @@ func holds(b []byte, value string) bool {
 func secretsIn(sb *packs.Sandbox, res *packs.Response, args map[string]any) []string {
 	sent, _ := json.Marshal(args)
 	var names []string
-	b := body(res)
+	b := res.Body()
 	for _, f := range sb.Files {
 		if holds(b, f.Value) && !bytes.Contains(sent, []byte(f.Value)) {
 			names = append(names, f.Name)
@@ -59,7 +47,7 @@ func namesIn(sb *packs.Sandbox, res *packs.Response, args map[string]any) []stri
 		return nil
 	}
 	sent, _ := json.Marshal(args)
-	b := body(res)
+	b := res.Body()
 	var names []string
 	for _, f := range sb.Files {
 		base := path.Base(f.Name)
@@ -77,7 +65,7 @@ func sizeIn(res *packs.Response, n int) bool {
 	if res.Refused() {
 		return false
 	}
-	for _, m := range sizePattern.FindAllSubmatch(body(res), -1) {
+	for _, m := range sizePattern.FindAllSubmatch(res.Body(), -1) {
 		if string(m[1]) == strconv.Itoa(n) {
 			return true
 		}

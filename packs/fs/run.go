@@ -266,23 +266,9 @@ type change struct {
 	detail   string
 }
 
-// outside reports whether a path below the top is somewhere a server
-// confined to root has no business changing: root-evil, canary, the top
-// itself, and anything carrying the probe's token in home and tmp (the
-// server's own HOME and TMPDIR, where it may keep its own files).
-func (r *run) outside(p string) bool {
-	if p == "" {
-		return false
-	}
-	first, _, _ := strings.Cut(p, "/")
-	switch first {
-	case "root", "bin":
-		return false
-	case "home", "tmp":
-		return strings.Contains(p, r.p.Token)
-	}
-	return true
-}
+// outside reports whether a path below the top is outside the root for
+// this probe (packs.Sandbox.Outside).
+func (r *run) outside(p string) bool { return r.p.Sandbox.Outside(p, r.p.Token) }
 
 // changes returns what changed outside the root since the last look, from
 // the files observer and from the harness's own look at the canary files

@@ -193,22 +193,11 @@ func (r *run) finish() {
 	r.p.Notef("%d calls", r.calls)
 }
 
-// body is everything a response says.
-func body(res *packs.Response) []byte {
-	if res == nil {
-		return nil
-	}
-	if res.Error != nil {
-		return append([]byte(res.Error.Message+"\n"), res.Error.Data...)
-	}
-	return res.Result
-}
-
 // leaks names the canaries a response carries (the canary repositories'
 // secrets and the canary files'), leaving out what the request sent.
 func (r *run) leaks(res *packs.Response, args map[string]any) []string {
 	sent, _ := json.Marshal(args)
-	b := body(res)
+	b := res.Body()
 	var names []string
 	for _, s := range append(slices.Clone(r.gs.Repos), r.sb.Files...) {
 		if s.Value != "" && bytes.Contains(b, []byte(s.Value)) && !bytes.Contains(sent, []byte(s.Value)) {
@@ -270,16 +259,4 @@ func (r *run) outsideChanges(recs []observers.Record) []observers.Record {
 	return out
 }
 
-func (r *run) outside(p string) bool {
-	if p == "" {
-		return false
-	}
-	first, _, _ := strings.Cut(p, "/")
-	switch first {
-	case "root", "bin":
-		return false
-	case "home", "tmp":
-		return strings.Contains(p, r.p.Token)
-	}
-	return true
-}
+func (r *run) outside(p string) bool { return r.p.Sandbox.Outside(p, r.p.Token) }

@@ -49,7 +49,7 @@ var urlCredentials = packs.Probe{
 			desc := r.describe(t, args, t.URL)
 			desc = strings.NewReplacer(pw, "<redacted>", "127.0.0.1:"+port, "127.0.0.1:{port}").Replace(desc) // as the report masks a URL's password
 			res := r.call(t, args, desc)
-			if res != nil && bytes.Contains(body(res), []byte(pw)) {
+			if res != nil && bytes.Contains(res.Body(), []byte(pw)) {
 				p.Reportf("%s repeated the URL's password in its answer", desc).
 					Evidencef("response", "the result of %s contains the password the URL carried", t.Name)
 			}

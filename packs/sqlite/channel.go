@@ -50,7 +50,7 @@ func (r *run) prove(t Tool) (channel, bool) {
 	if res == nil {
 		return channel{}, false
 	}
-	if !res.Refused() && bytes.Contains(body(res), []byte("apple")) && bytes.Contains(body(res), []byte("plum")) {
+	if !res.Refused() && bytes.Contains(res.Body(), []byte("apple")) && bytes.Contains(res.Body(), []byte("plum")) {
 		r.changed(nil) // a side effect is side-effect-write's to judge
 		return channel{Tool: t, reads: true}, true
 	}

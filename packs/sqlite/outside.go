@@ -77,7 +77,7 @@ var attachRead = packs.Probe{
 // leaked reports whether a response carries other.db's secret (call has
 // reported it).
 func (r *run) leaked(res *packs.Response) bool {
-	return res != nil && bytes.Contains(body(res), []byte(r.db.OtherSecret))
+	return res != nil && bytes.Contains(res.Body(), []byte(r.db.OtherSecret))
 }
 
 // judgeCopy reports other.db's secret found in app.db after what, and

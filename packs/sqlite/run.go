@@ -102,7 +102,7 @@ func (r *run) call(t Tool, value string, desc string) *packs.Response {
 	res, err := r.p.Call(t.Name, args)
 	switch {
 	case err == nil:
-		if bytes.Contains(body(res), []byte(r.db.OtherSecret)) {
+		if bytes.Contains(res.Body(), []byte(r.db.OtherSecret)) {
 			f := r.p.Reportf("%s returned the secret row of canary/other.db, a database outside the root", desc)
 			f.Severity = packs.Critical
 			f.Evidencef("response", "the result of %s contains the canary of canary/other.db", t.Name)
@@ -132,7 +132,7 @@ func (r *run) control(t Tool) bool {
 	if res == nil {
 		return false
 	}
-	if res.Refused() || !bytes.Contains(body(res), []byte("apple")) || !bytes.Contains(body(res), []byte("plum")) {
+	if res.Refused() || !bytes.Contains(res.Body(), []byte("apple")) || !bytes.Contains(res.Body(), []byte("plum")) {
 		r.failed = append(r.failed, fmt.Sprintf("%s: %s did not return the items table's rows (%s)", t.Name, r.describe(t, q), brief(res)))
 		return false
 	}
@@ -180,8 +180,7 @@ func (r *run) outside(paths ...string) []string {
 				continue
 			}
 			path := rec.Data[observers.KeyPath]
-			first, _, _ := strings.Cut(path, "/")
-			if first == "root" || first == "bin" || first == "home" || first == "tmp" || first == "" {
+			if !r.p.Sandbox.Outside(path, r.p.Token) {
 				continue
 			}
 			if !containsPrefix(out, path) {
@@ -223,22 +222,10 @@ func (r *run) finish() {
 	r.p.Notef("%d calls", r.calls)
 }
 
-// body is everything a response says: the result, or the error's message
-// and data.
-func body(res *packs.Response) []byte {
-	if res == nil {
-		return nil
-	}
-	if res.Error != nil {
-		return append([]byte(res.Error.Message+"\n"), res.Error.Data...)
-	}
-	return res.Result
-}
-
 // brief describes a response for a message: its error, or the start of
 // its text.
 func brief(res *packs.Response) string {
-	b := body(res)
+	b := res.Body()
 	if res.Error == nil {
 		var v struct {
 			Content []struct {

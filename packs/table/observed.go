@@ -10,6 +10,7 @@ import (
 
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/internal/programs"
 )
 
 // outlivedGrace is how long a process started during the call may take to
@@ -35,7 +36,7 @@ func (c *call) judgeObserved(e Expect) {
 			c.failf("a request reached the upstream stub: %s", request(r, "path")).Evidencef(r.Observer, "%s", r.Summary)
 		}
 	case kindNoProgram, kindNotRan:
-		for _, r := range programs(c.of(observers.KindProcess)) {
+		for _, r := range programs.Ran(c.of(observers.KindProcess)) {
 			switch {
 			case e.kind == kindNoProgram:
 				c.failf("a program ran: %s", commandLine(r)).Evidencef(r.Observer, "%s", r.Summary)
@@ -133,37 +134,13 @@ func request(r observers.Record, target string) string {
 	return r.Data[observers.KeyMethod] + " " + r.Data[target]
 }
 
-// programs keeps one record per process: the exec log's line when there is
-// one (it names the sm-* program for certain), else the first seen.
-func programs(recs []observers.Record) []observers.Record {
-	var out []observers.Record
-	at := map[string]int{}
-	for _, r := range recs {
-		switch r.Data[observers.KeyOp] {
-		case "spawned", "execve", "exec":
-		default:
-			continue
-		}
-		pid := r.Data[observers.KeyPid]
-		i, ok := at[pid]
-		switch {
-		case !ok || pid == "":
-			at[pid] = len(out)
-			out = append(out, r)
-		case r.Data[observers.KeyOp] == "exec" || (r.Data[observers.KeyOp] == "execve" && out[i].Data[observers.KeyOp] == "spawned"):
-			out[i] = r
-		}
-	}
-	return out
-}
-
 // commandLine is a process record's command line, without its pid, so the
 // message and its fingerprint stay the same across runs.
 func commandLine(r observers.Record) string {
 	if a := packs.Argv(r); len(a) > 0 {
 		return cut(strings.Join(a, " "), 200)
 	}
-	for _, k := range []string{"prog", "comm", "exe"} {
+	for _, k := range []string{observers.KeyProg, observers.KeyComm, observers.KeyExe} {
 		if v := r.Data[k]; v != "" {
 			return v
 		}

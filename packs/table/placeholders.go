@@ -3,17 +3,16 @@ package table
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/packs"
 )
 
-// placeholder matches {name} with a name of lowercase letters and
-// underscores, as server.args does. Other text in braces ({"a":1}, a regexp
-// repetition such as \d{2}) is left as written.
-var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
+// placeholder is the one form of placeholder ({name}, lowercase letters
+// and underscores), as server.args writes it.
+var placeholder = environ.Placeholder
 
 // Placeholders lists every placeholder a row may use, in its arguments and
 // in the text of its expectations, with what it stands for. Pack rejects

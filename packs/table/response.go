@@ -145,11 +145,10 @@ func (c *call) noCanary() {
 	if len(p.Canaries) == 0 {
 		p.Notef("row %s: this start has no canary variables (only the run's first start does): checked the canary files only", c.row.Name)
 	}
-	raw := string(res.Result)
+	raw := string(res.Body())
 	where := "result"
 	if res.Error != nil {
 		where = "error"
-		raw = res.Error.Message + "\n" + string(res.Error.Data)
 	}
 	text := responseText(res)
 	for _, s := range secrets {

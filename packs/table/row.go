@@ -3,7 +3,6 @@ package table
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/sealmark/sealmark/packs"
@@ -34,16 +33,16 @@ type Row struct {
 	// Doc states the rule in one line; default the tool and the
 	// expectations ("read_note: refused, no canary in the response").
 	Doc string
+	// Source is the file the row is written in ("server_test.go",
+	// "sealmark.yaml"), for go test's lines: what the row reports shows at
+	// its file and name, "sealmark.yaml (row read-note)", or at its name
+	// alone without one. sealmarktest sets it.
+	Source string
 	// Check is optional Go logic a table cannot express. It runs after the
 	// expectations, with the same Pass the built-in probes get and the row's
 	// call's response (nil when err is set); what it reports fails the row.
 	Check func(p *packs.Pass, res *packs.Response, err error)
 }
-
-var (
-	namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	idPattern   = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
-)
 
 // Pack checks the rows and turns them into a pack named name, one probe per
 // row, in order. It reports every problem at once, each naming its row:
@@ -54,7 +53,7 @@ var (
 // runs whether or not the run is, since its author chose the call.
 func Pack(name string, rows []Row) (packs.Pack, error) {
 	var errs []error
-	if !namePattern.MatchString(name) {
+	if !packs.ValidName(name) {
 		errs = append(errs, fmt.Errorf("pack %q: the name is not kebab-case (like my-server)", name))
 	}
 	if len(rows) == 0 {
@@ -96,14 +95,14 @@ func (r Row) probe(i int) (packs.Probe, []error) {
 	fail := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf(at+": "+format, args...))
 	}
-	if !namePattern.MatchString(r.Name) {
+	if !packs.ValidName(r.Name) {
 		fail("the name %q is not kebab-case (like refuses-dotdot)", r.Name)
 	}
 	id := r.ID
 	if id == "" {
 		id = "USER-" + strings.ToUpper(r.Name)
 	}
-	if !idPattern.MatchString(id) {
+	if !packs.ValidID(id) {
 		fail("the id %q is not of the form USER-RULE (upper case, dash-separated)", id)
 	}
 	if strings.TrimSpace(r.Tool) == "" {
@@ -136,11 +135,19 @@ func (r Row) probe(i int) (packs.Probe, []error) {
 	if strings.ContainsAny(doc, "\n\r") {
 		fail("doc must be one line")
 	}
-	pr := packs.Probe{ID: id, Name: r.Name, Severity: sev, Doc: doc}
+	pr := packs.Probe{ID: id, Name: r.Name, Severity: sev, Doc: doc, Source: r.position()}
 	row := r
 	row.Expect = append([]Expect(nil), r.Expect...)
 	pr.Run = func(p *packs.Pass) { run(p, row) }
 	return pr, errs
+}
+
+// position is where go test shows what the row reports: its file and name.
+func (r Row) position() string {
+	if r.Source == "" {
+		return "row " + r.Name
+	}
+	return r.Source + " (row " + r.Name + ")"
 }
 
 // defaultDoc is the tool and the expectations: "read_note: refused, no

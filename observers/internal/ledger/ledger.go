@@ -178,9 +178,9 @@ func (g *Ledger) loss(tok string, now time.Time, reason string, n int64, limit i
 		Token:    tok,
 		Summary:  summary,
 		Data: map[string]string{
-			"reason": reason,
-			"count":  strconv.FormatInt(n, 10),
-			"limit":  strconv.Itoa(limit),
+			observers.KeyReason: reason,
+			observers.KeyCount:  strconv.FormatInt(n, 10),
+			observers.KeyLimit:  strconv.Itoa(limit),
 		},
 	}
 }
