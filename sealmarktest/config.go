@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/version"
@@ -229,7 +230,7 @@ func (c Config) settings() (*config.Resolved, error) {
 	if len(c.Probes) > 0 {
 		more = append(more, c.rowsPack())
 	}
-	if err := engine.CheckSettings(res, more...); err != nil {
+	if err := engine.CheckSettings(res, catalogue.All, more...); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -255,7 +256,7 @@ func (c Config) engine() (engine.Config, error) {
 	if len(c.Probes) > 0 {
 		ec.Rows, ec.RowsPack = c.Probes, c.rowsPack()
 	}
-	ec.Active, ec.Version, ec.HintsAt = c.Active, Version, res.At
+	ec.Active, ec.Version, ec.HintsAt, ec.Catalog = c.Active, Version, res.At, catalogue.All
 	return ec, nil
 }
 
