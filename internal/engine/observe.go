@@ -34,7 +34,7 @@ type watch struct {
 	undo     func()   // removes closeObservers from the signal-path cleanup
 }
 
-// filesObserver is the run's files observer, nil before Open.
+// filesObserver is the run's files observer, nil before open.
 func (e *Engine) filesObserver() *files.Observer {
 	if e.watch == nil {
 		return nil
