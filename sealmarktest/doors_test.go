@@ -68,7 +68,7 @@ func cliDoor(t *testing.T, flags map[string]string) ([]byte, int) {
 	require.NoError(t, engine.CheckSettings(res, catalogue.All))
 	cfg, err := engine.FromSettings(res.Settings)
 	require.NoError(t, err)
-	cfg.Version = sealmarktest.Version
+	cfg.Version, cfg.Catalog = sealmarktest.Version, catalogue.All // as sealmark run does
 	e, err := engine.New(cfg)
 	require.NoError(t, err)
 	rep := e.Run(context.Background(), engine.Hooks{})
