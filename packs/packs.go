@@ -25,7 +25,6 @@
 package packs
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -86,6 +85,16 @@ type Pack struct {
 	// User marks a pack of the user's own probes (packs/table): reported
 	// as theirs, it does not change the run's class.
 	User bool
+	// Prepare is the pack's one set-up hook, run once for every pack of
+	// the catalogue when the engine is built, before anything starts:
+	// through its Setup the pack reads its hints and the run's settings,
+	// takes the run's form of itself (Setup.Use), and registers what it
+	// needs of the run: sandbox files staged, placeholders defined,
+	// stable names, secrets and services declared (Setup.OnOpen), its
+	// hints checked against the first start's tools (Setup.OnSurface) and
+	// its undoing (Setup.OnClose). Its error is a usage error naming what is wrong.
+	// Nil means the pack needs no set-up.
+	Prepare func(s *Setup) error
 	// Starts, when set, asks for one start of the server per Start it
 	// returns, each with its own extra placeholder values (a database pack
 	// starts the server once per role, each with its own {dsn}); the
@@ -103,16 +112,6 @@ type Pack struct {
 	// finding) does not leave every later probe without one. Off, a probe
 	// after the exit sees a dead server.
 	Relaunch bool
-}
-
-// Setup is what Pack.Starts gets to prepare its starts.
-type Setup struct {
-	Ctx context.Context
-	// Vars are the run's placeholder values (sandbox, cwd, port, ...).
-	Vars map[string]string
-	// Hints are the hints the user gave this pack (hints.<pack> in
-	// sealmark.yaml, Config.Hints), nil when none.
-	Hints map[string]any
 }
 
 // Start is one start of the server that a pack asks for (Pack.Starts).

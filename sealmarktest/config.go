@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/version"
@@ -237,7 +238,7 @@ func (c Config) settings() (*config.Resolved, error) {
 	if len(c.Probes) > 0 {
 		more = append(more, c.rowsPack())
 	}
-	if err := engine.CheckSettings(res, more...); err != nil {
+	if err := engine.CheckSettings(res, catalogue.All, more...); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -269,7 +270,7 @@ func (c Config) engine(testFile string) (engine.Config, error) {
 	} else {
 		ec.Rows = sourced(ec.Rows, filepath.Base(c.ConfigFile))
 	}
-	ec.Active, ec.Version, ec.HintsAt = c.Active, Version, res.At
+	ec.Active, ec.Version, ec.HintsAt, ec.Catalog = c.Active, Version, res.At, catalogue.All
 	return ec, nil
 }
 

@@ -7,12 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/sealmarktest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestInconclusiveAtTheBarFailsTheProbe: a probe at or above FailOn that
@@ -22,7 +24,7 @@ import (
 func TestInconclusiveAtTheBarFailsTheProbe(t *testing.T) {
 	self, err := os.Executable()
 	require.NoError(t, err)
-	e, err := engine.New(engine.Config{Command: self, Args: []string{fixture.Verb}, SandboxDir: t.TempDir(),
+	e, err := engine.New(engine.Config{Catalog: catalogue.All, Command: self, Args: []string{fixture.Verb}, SandboxDir: t.TempDir(),
 		Packs: []string{"core"}, OnlyProbes: []string{"core/tool-pin"}, StartTimeout: 10 * time.Second})
 	require.NoError(t, err)
 	rep := e.Run(context.Background(), engine.Hooks{})

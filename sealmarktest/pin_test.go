@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/sealmarktest"
@@ -24,7 +25,7 @@ func TestPinThroughGoTest(t *testing.T) {
 	require.NoError(t, err)
 	// The lock sealmark pin would write: core's start alone, then the
 	// engine's redacted lock of its tool list.
-	e, err := engine.New(engine.Config{Command: self, Args: []string{fixture.Verb}, SandboxDir: t.TempDir(),
+	e, err := engine.New(engine.Config{Catalog: catalogue.All, Command: self, Args: []string{fixture.Verb}, SandboxDir: t.TempDir(),
 		Packs: []string{"core"}, OnlyProbes: []string{"core/tool-pin"}, StartTimeout: 10 * time.Second})
 	require.NoError(t, err)
 	rep := e.Run(context.Background(), engine.Hooks{})

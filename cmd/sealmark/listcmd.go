@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
@@ -80,7 +81,7 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 			want = append(want, p)
 		}
 	}
-	probes, err := engine.Catalog(want)
+	probes, err := engine.Catalog(catalogue.All, want)
 	if err != nil {
 		fmt.Fprintf(stderr, "sealmark list: --packs: %v\n", err)
 		return report.ExitUsage
@@ -176,7 +177,7 @@ func writeRule(w io.Writer, r listed) {
 		requires = strings.Join(r.Requires, ", ") + " (not applicable to any other server)"
 	}
 	packDoc := ""
-	for _, pk := range engine.All {
+	for _, pk := range catalogue.All {
 		if pk.Name == r.Pack && pk.Doc != "" {
 			packDoc = " (" + pk.Doc + ")"
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/catalogue"
 )
 
 func TestList(t *testing.T) {
@@ -18,7 +18,7 @@ func TestList(t *testing.T) {
 	var rows []listed
 	require.NoError(t, json.Unmarshal([]byte(out), &rows))
 	n := 1 // core's drift check
-	for _, pk := range engine.All {
+	for _, pk := range catalogue.All {
 		n += len(pk.Probes)
 	}
 	assert.Len(t, rows, n, "every probe of every pack, and the drift check")
@@ -98,7 +98,7 @@ func TestListOneProbe(t *testing.T) {
 	code, out, errOut := sealmark(t, "list", "CORE-SECRET-ECHO")
 	require.Equal(t, 0, code, errOut)
 	var doc string
-	for _, p := range engine.All[0].Probes {
+	for _, p := range catalogue.All[0].Probes {
 		if p.ID == "CORE-SECRET-ECHO" {
 			doc = p.Doc
 		}

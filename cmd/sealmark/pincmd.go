@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
@@ -162,7 +163,7 @@ func resolvePin(fs *flag.FlagSet, cfgPath string) (*config.Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := engine.CheckSettings(res); err != nil {
+	if err := engine.CheckSettings(res, catalogue.All); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -9,15 +9,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 )
 
 // playRun calls the hooks the way engine.Run does for the first pack of
-// engine.All, every probe passing, then for an unknown pack with one probe.
+// catalogue.All, every probe passing, then for an unknown pack with one probe.
 func playRun(h engine.Hooks) (pack string, probes int) {
-	pk := engine.All[0]
+	pk := catalogue.All[0]
 	h.Pack(pk.Name)
 	for _, pr := range pk.Probes {
 		h.Probe(pk.Name, report.Probe{Name: pr.Name, Verdict: packs.Passed, Millis: 3})
@@ -27,14 +28,14 @@ func playRun(h engine.Hooks) (pack string, probes int) {
 	return pk.Name, len(pk.Probes)
 }
 
-// progressHooks are newProgress's hooks, each pack of engine.All planned
+// progressHooks are newProgress's hooks, each pack of catalogue.All planned
 // at its probe count.
 func progressHooks(w *bytes.Buffer, terminal, quiet bool) engine.Hooks {
 	return newProgress(w, terminal, quiet, allPlanned).hooks()
 }
 
 func allPlanned(name string) int {
-	for _, pk := range engine.All {
+	for _, pk := range catalogue.All {
 		if pk.Name == name {
 			return len(pk.Probes)
 		}
@@ -113,7 +114,7 @@ func TestProgressPlainLinesWithoutATerminal(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	require.Len(t, lines, n+3, out)
 	assert.Regexp(t, fmt.Sprintf(`^sealmark: pack %s \(%d probes\)  \d+\.\ds$`, name, n), lines[0])
-	first := engine.All[0].Probes[0].Name
+	first := catalogue.All[0].Probes[0].Name
 	assert.Regexp(t, fmt.Sprintf(`^sealmark: %s 1/%d %s pass  3ms  \d+\.\ds$`, name, n, first), lines[1])
 	assert.Regexp(t, `^sealmark: pack extra  \d+\.\ds$`, lines[n+1], "an unknown pack has no count")
 	assert.Regexp(t, `^sealmark: extra 1 oddname\[2J fail  0ms  \d+\.\ds$`, lines[n+2])
@@ -124,7 +125,7 @@ func TestProgressLiveLineOnATerminal(t *testing.T) {
 	name, n := playRun(progressHooks(&b, true, false))
 	out := b.String()
 	assert.True(t, strings.HasPrefix(out, "\r\x1b[Ksealmark: "+name+fmt.Sprintf(" (%d probes) starting", n)), out)
-	assert.Contains(t, out, fmt.Sprintf("\r\x1b[Ksealmark: %s %d/%d %s pass  ", name, n, n, engine.All[0].Probes[n-1].Name))
+	assert.Contains(t, out, fmt.Sprintf("\r\x1b[Ksealmark: %s %d/%d %s pass  ", name, n, n, catalogue.All[0].Probes[n-1].Name))
 	// The pack's line ends once its last probe reported; the unknown pack's
 	// line stays open until something else ends it.
 	assert.Equal(t, 1, strings.Count(out, "\n"), out)

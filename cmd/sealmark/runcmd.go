@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
@@ -223,7 +224,7 @@ func resolve(f *runFlags, fs *flag.FlagSet, rest []string) (*config.Resolved, er
 	if err != nil {
 		return nil, err
 	}
-	if err := engine.CheckSettings(res); err != nil {
+	if err := engine.CheckSettings(res, catalogue.All); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -245,7 +246,7 @@ func configFile(f *runFlags) string {
 // way sealmarktest does (engine.FromSettings).
 func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 	cfg, err := engine.FromSettings(res.Settings)
-	cfg.Log, cfg.Version = log, version
+	cfg.Log, cfg.Version, cfg.Catalog = log, version, catalogue.All
 	cfg.HintsAt = res.At
 	return cfg, err
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
@@ -122,7 +123,7 @@ func scanCmd(args []string, stdout, stderr io.Writer) int {
 		// server each entry names stands in for the command.
 		check := *base
 		check.Command = "server"
-		err = errors.Join(check.Check(), base.CheckPacks(packNamesOf(engine.All)), base.CheckLayers(engine.Layers))
+		err = errors.Join(check.Check(), base.CheckPacks(packNamesOf(catalogue.All)), base.CheckLayers(engine.Layers))
 	}
 	if err != nil {
 		return usageErr("%v", err)

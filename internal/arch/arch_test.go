@@ -3,10 +3,14 @@ package arch
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"maps"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -24,7 +28,7 @@ var layers = []struct {
 	{2, []string{"observers/"}},
 	{3, []string{"packs", "internal/sandbox", "internal/session"}},
 	{4, []string{"packs/", "internal/report", "internal/config"}},
-	{5, []string{"internal/engine"}},
+	{5, []string{"internal/engine", "internal/catalogue"}},
 	{6, []string{"sealmarktest", "cmd/", ".", "internal/scan"}}, // "." is the module's root package (its examples)
 }
 
@@ -32,9 +36,71 @@ var layers = []struct {
 // release package (outside testOnly) may import them.
 var testOnly = []string{"internal/fixture", "packs/internal/packtest", "internal/realserver", "internal/sarifcheck", "internal/asnobody", "internal/reportcmp", "internal/arch"}
 
-// pending are the upward imports known and not yet removed, each with why.
-// The test fails when one of them is gone too, so the list stays true.
-var pending = map[string]string{}
+// sameRank are the imports allowed between packages of one rank, each
+// from-prefix → to-prefix with why; any other same-rank import fails
+// (packs/git → internal/report would tie a pack to the report's form).
+var sameRank = []struct{ from, to, why string }{
+	{"internal/environ", "internal/redact", "the environment masks secret values"},
+	{"internal/hostpath", "internal/redact", "a host path is shown by its stable name"},
+	{"internal/example", "internal/mcpwire", "the bundled example speaks the wire format"},
+	{"internal/contain", "internal/launch", "containment wraps a launch"},
+	{"internal/contain", "internal/seccomp", "containment installs the seccomp filter"},
+	{"observers/", "observers/internal/", "the observers share their ledger"},
+	{"internal/sandbox", "packs", "the sandbox fills the probe vocabulary's views"},
+	{"internal/session", "packs", "the session speaks the probe vocabulary's types"},
+	{"internal/report/cmd/genschema", "internal/report", "the schema generator prints the report's schema"},
+	{"cmd/sealmark", "internal/scan", "the CLI's scan command"},
+	{"packs/", "packs/internal/", "the packs' shared helpers"},
+}
+
+// baseHelpers are the packages below the packs that a pack may import
+// besides packs, packs/internal/... and observers/...: helpers of the
+// base, never the report, the configuration, the engine or a door.
+var baseHelpers = []string{"internal/pin", "internal/cleanup", "internal/redact", "internal/smbin", "internal/layout", "internal/sandbox", "internal/mcpwire", "internal/startvalue", "internal/environ"}
+
+// allow is, per layer, what its packages may import of the module beyond
+// the rank rule (nil: anything the rank allows); deny is what they may
+// not import whatever the rank says.
+var rules = []struct {
+	name  string
+	match func(pkg string) bool
+	allow func(dep string) bool
+	deny  func(dep string) bool
+}{
+	{
+		name:  "a pack imports only packs, packs/internal/..., observers/... and base helpers",
+		match: isPack,
+		allow: func(dep string) bool {
+			return dep == "packs" || strings.HasPrefix(dep, "packs/internal/") || dep == "observers" || strings.HasPrefix(dep, "observers/") || slices.Contains(baseHelpers, dep)
+		},
+	},
+	{
+		name:  "the engine knows no pack by name",
+		match: func(pkg string) bool { return pkg == "internal/engine" || strings.HasPrefix(pkg, "internal/engine/") },
+		deny:  func(dep string) bool { return isPack(dep) || dep == "internal/catalogue" },
+	},
+	{
+		name:  "the configuration knows no pack",
+		match: func(pkg string) bool { return pkg == "internal/config" },
+		deny:  func(dep string) bool { return strings.HasPrefix(dep, "packs/") },
+	},
+}
+
+// isPack reports whether pkg is a pack (packs/<name>, not packs/internal).
+func isPack(pkg string) bool {
+	name, ok := strings.CutPrefix(pkg, "packs/")
+	return ok && name != "" && name != "internal" && !strings.HasPrefix(name, "internal/")
+}
+
+// pending are the imports known to break a rule and not yet removed, each
+// with why. The test fails when one of them is gone too, so the list
+// stays true.
+var pending = map[string]string{
+	"internal/config -> packs/table":   "sealmark.yaml's probes: are parsed into the table pack's rows",
+	"internal/engine -> packs/table":   "the engine makes Config.Rows the table pack",
+	"internal/engine -> packs/inherit": "the engine labels findings the server's SDK gives by itself",
+	"internal/engine -> packs/core":    "the drift check and the tool pin are core's but run by the engine",
+}
 
 func rank(pkg string) (int, bool) {
 	best, r := -1, 0
@@ -59,74 +125,156 @@ func isTestOnly(pkg string) bool {
 	return false
 }
 
+// violations checks an import graph (package → its own imports of the
+// module, both relative to the module) and the release binary's
+// dependencies: an edge is "from -> to" ("release binary -> to" for the
+// binary), mapped to what it breaks.
+func violations(graph map[string][]string, binary []string) map[string]string {
+	out := map[string]string{}
+	for pkg, imps := range graph {
+		if isTestOnly(pkg) {
+			continue
+		}
+		from, ok := rank(pkg)
+		if !ok {
+			out[pkg+" -> ?"] = pkg + ": in no layer: add it to layers or testOnly"
+			continue
+		}
+		for _, dep := range imps {
+			edge := pkg + " -> " + dep
+			if isTestOnly(dep) {
+				out[edge] = fmt.Sprintf("%s imports %s, which is for tests only", pkg, dep)
+				continue
+			}
+			to, ok := rank(dep)
+			switch {
+			case ok && to > from:
+				out[edge] = fmt.Sprintf("%s (layer %d) imports %s (layer %d): imports point down", pkg, from, dep, to)
+				continue
+			case ok && to == from && !sameRankAllowed(pkg, dep):
+				out[edge] = fmt.Sprintf("%s imports %s of its own layer (%d): imports point down, or name the edge in sameRank", pkg, dep, from)
+				continue
+			}
+			for _, r := range rules {
+				if !r.match(pkg) {
+					continue
+				}
+				if (r.allow != nil && !r.allow(dep)) || (r.deny != nil && r.deny(dep)) {
+					out[edge] = fmt.Sprintf("%s imports %s: %s", pkg, dep, r.name)
+				}
+			}
+		}
+	}
+	for _, p := range binary {
+		if isTestOnly(p) {
+			out["release binary -> "+p] = "the release binary holds " + p
+		}
+	}
+	return out
+}
+
+// sameRankAllowed reports whether sameRank names the edge (a prefix
+// ending in / matches strictly under it; another matches itself and
+// under it).
+func sameRankAllowed(pkg, dep string) bool {
+	match := func(p, prefix string) bool {
+		if strings.HasSuffix(prefix, "/") {
+			return strings.HasPrefix(p, prefix)
+		}
+		return p == prefix || strings.HasPrefix(p, prefix+"/")
+	}
+	for _, e := range sameRank {
+		if match(pkg, e.from) && match(dep, e.to) {
+			return true
+		}
+	}
+	return pkg == dep
+}
+
 // TestImportsPointDown lists every package's own imports (go list, tests
-// excluded) and checks that none points up a layer, that no release
-// package imports a fixture or a test helper, and that the release binary
-// (go list -deps ./cmd/sealmark) holds neither.
+// excluded) and checks them (violations): none points up a layer or, but
+// for sameRank, across one; each layer's rules hold; no release package
+// imports a fixture or a test helper, and the release binary (go list
+// -deps ./cmd/sealmark) holds neither. A known breach waits in pending.
 func TestImportsPointDown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"...").Output()
 	require.NoError(t, err)
-	seen := map[string]bool{}
+	graph := map[string][]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		pkg := strings.TrimPrefix(fields[0]+"/", module)
-		pkg = strings.TrimSuffix(pkg, "/")
-		if pkg == "" {
-			pkg = "."
-		}
-		if isTestOnly(pkg) {
-			continue
-		}
-		from, ok := rank(pkg)
-		if !ok {
-			t.Errorf("%s: in no layer: add it to layers or testOnly", pkg)
-			continue
-		}
+		pkg := ours(fields[0])
+		graph[pkg] = []string{}
 		for _, imp := range fields[1:] {
-			dep, ours := strings.CutPrefix(imp, module)
-			if !ours {
-				continue
-			}
-			if isTestOnly(dep) {
-				edge := pkg + " -> " + dep
-				if _, known := pending[edge]; known {
-					seen[edge] = true
-					continue
-				}
-				t.Errorf("%s imports %s, which is for tests only", pkg, dep)
-				continue
-			}
-			to, ok := rank(dep)
-			if ok && to > from {
-				edge := pkg + " -> " + dep
-				if _, known := pending[edge]; known {
-					seen[edge] = true
-					continue
-				}
-				t.Errorf("%s (layer %d) imports %s (layer %d): imports point down", pkg, from, dep, to)
+			if strings.HasPrefix(imp+"/", module) {
+				graph[pkg] = append(graph[pkg], ours(imp))
 			}
 		}
 	}
 	require.NoError(t, sc.Err())
 	deps, err := exec.Command("go", "list", "-deps", module+"cmd/sealmark").Output()
 	require.NoError(t, err)
+	var binary []string
 	for _, dep := range strings.Fields(string(deps)) {
-		if p, ours := strings.CutPrefix(dep, module); ours && isTestOnly(p) {
-			if _, known := pending["release binary -> "+p]; known {
-				seen["release binary -> "+p] = true
-				continue
-			}
-			t.Errorf("the release binary holds %s", p)
+		if strings.HasPrefix(dep+"/", module) {
+			binary = append(binary, ours(dep))
+		}
+	}
+	found := violations(graph, binary)
+	for _, edge := range slices.Sorted(maps.Keys(found)) {
+		if _, known := pending[edge]; !known {
+			t.Error(found[edge])
 		}
 	}
 	for edge, why := range pending {
-		if !seen[edge] {
+		if _, still := found[edge]; !still {
 			t.Errorf("pending %q (%s) is gone: remove it from pending", edge, why)
 		}
 	}
+}
+
+// ours is a module package's path relative to the module ("." for its
+// root).
+func ours(pkg string) string {
+	p := strings.TrimSuffix(strings.TrimPrefix(pkg+"/", module), "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// TestViolations proves the checker on throwaway import graphs: each
+// breach of a rule is caught, naming the rule, and a graph that keeps
+// them passes.
+func TestViolations(t *testing.T) {
+	good := map[string][]string{
+		"packs/git":       {"packs", "observers/files", "packs/internal/gitargs", "internal/redact"},
+		"internal/engine": {"packs", "internal/report", "internal/sandbox"},
+		"internal/config": {"internal/environ"},
+		"cmd/sealmark":    {"internal/engine", "internal/scan"},
+	}
+	require.Empty(t, violations(good, []string{"internal/engine", "packs/git"}))
+	for edge, want := range map[string]string{
+		"packs/git -> internal/report":        "of its own layer",
+		"packs/git -> internal/config":        "of its own layer",
+		"packs/git -> internal/launch":        "a pack imports only packs",
+		"packs/git -> packs/fs":               "of its own layer",
+		"internal/config -> packs/table":      "of its own layer",
+		"internal/config -> packs":            "",
+		"packs -> internal/engine":            "imports point down",
+		"internal/report -> internal/fixture": "for tests only",
+	} {
+		from, to, _ := strings.Cut(edge, " -> ")
+		got := violations(map[string][]string{from: {to}}, nil)
+		if want == "" {
+			assert.Empty(t, got, edge)
+			continue
+		}
+		assert.Contains(t, got[edge], want, edge)
+	}
+	assert.Contains(t, violations(nil, []string{"internal/fixture/fsserver"}), "release binary -> internal/fixture/fsserver")
 }

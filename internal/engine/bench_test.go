@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
@@ -83,7 +84,7 @@ func BenchmarkCoreRun(b *testing.B) {
 	self, _ := os.Executable()
 	dir := b.TempDir()
 	for range b.N {
-		e, err := engine.New(engine.Config{Command: self, Args: []string{fixture.Verb}, SandboxDir: dir})
+		e, err := engine.New(engine.Config{Catalog: catalogue.All, Command: self, Args: []string{fixture.Verb}, SandboxDir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func BenchmarkCoreSplit(b *testing.B) {
 // --example` runs: the harness's share of what a user waits for.
 func BenchmarkDefaultRunSplit(b *testing.B) {
 	self, _ := os.Executable()
-	benchSplit(b, engine.All, self, example.Verb)
+	benchSplit(b, catalogue.All, self, example.Verb)
 }
 
 // BenchmarkReferenceSplit is the same split for a whole default run of

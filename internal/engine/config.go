@@ -14,7 +14,6 @@ import (
 	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/fs"
 	"github.com/sealmark/sealmark/packs/table"
 )
 
@@ -135,7 +134,8 @@ type Config struct {
 	// loopback host); "" means SEALMARK_DB_ADMIN_DSN, and without either
 	// the db pack is not applicable.
 	DBAdminDSN string
-	// Catalog is the packs the run may choose from; default All.
+	// Catalog is the packs the run may choose from, in run order
+	// (catalogue.All is every pack Sealmark ships); New refuses none.
 	Catalog []packs.Pack
 	// Rows are the user's own table-driven probes (packs/table), run as a
 	// pack of their own named RowsPack (default "mine") after the others;
@@ -143,7 +143,7 @@ type Config struct {
 	Rows     []table.Row
 	RowsPack string
 	// Hints are per pack free-form keys the pack validates (hints: in
-	// sealmark.yaml); Pack.Starts gets its pack's. The fs pack's are tool
+	// sealmark.yaml); Pack.Prepare and Pack.Starts get their pack's. The fs pack's are tool
 	// name → {role, path, to} (see fs.ParseHints), replacing its guess for
 	// the tools they name: an unknown key or role fails Validate, a hinted
 	// tool the server does not list fails the run once the tool list is
@@ -168,7 +168,7 @@ type Config struct {
 	// CUSTOM (a scan that kept the host paths a client config gave).
 	Custom []string
 
-	fsHints []fs.Hint // Hints["fs"], parsed by Validate
+	prepared []packs.Prepared // each catalogue pack as its set-up left it (prepare), by Validate
 	// credentialHomes are the homes whose credential stores a contained
 	// server's namespace hides (contain.Options.Homes); nil is the harness
 	// user's. Tests set it to a fake home (export_test.go).
@@ -274,33 +274,7 @@ func (c *Config) Validate() error {
 	if err := c.checkSelection(); err != nil {
 		return err
 	}
-	return c.parseHints()
-}
-
-// parseHints checks the fs pack's hints and keeps them.
-func (c *Config) parseHints() error {
-	h, err := fs.ParseHints(c.Hints["fs"], c.HintsAt)
-	c.fsHints = h
-	return err
-}
-
-func (c *Config) catalog() []packs.Pack {
-	cat := All
-	if c.Catalog != nil {
-		cat = c.Catalog
-	} else {
-		cat = c.dbCatalog(cat) // a catalog of the caller's is theirs
-	}
-	if len(c.fsHints) == 0 {
-		return cat
-	}
-	cat = slices.Clone(cat)
-	for i, p := range cat {
-		if p.Name == "fs" {
-			cat[i] = fs.Hinted(c.fsHints...)
-		}
-	}
-	return cat
+	return c.prepare()
 }
 
 func (c *Config) rowsPack() string {
@@ -374,11 +348,11 @@ func FromSettings(s config.Settings) (Config, error) {
 }
 
 // CheckSettings reports every problem of res no run can use: config's own
-// checks, pack names not among All and more (the user's own pack), and
+// checks, pack names not among cat and more (the user's own pack), and
 // containment layers not among Layers.
-func CheckSettings(res *config.Resolved, more ...string) error {
+func CheckSettings(res *config.Resolved, cat []packs.Pack, more ...string) error {
 	var known []string
-	for _, p := range All {
+	for _, p := range cat {
 		known = append(known, p.Name)
 	}
 	if len(res.Probes) > 0 {

@@ -61,7 +61,7 @@ func (e *Engine) checkDrift(ctx context.Context, core packs.Pack, idx int) repor
 		return res
 	}
 	defer pr.Close()
-	return pr.RunProbe(ctx, probe)
+	return pr.runProbe(ctx, probe)
 }
 
 // drift lists the differences between two tool lists (packs.ToolChanges).

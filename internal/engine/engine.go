@@ -1,14 +1,25 @@
-// Package engine is Sealmark's one engine: it makes the sandbox, starts the
-// server once per pack, runs each probe with a fresh token and builds the
-// report. It does not know which front end drives it.
+// Package engine is Sealmark's one engine: it makes the sandbox, runs the
+// packs of the catalogue it is given against one server, each probe with a
+// fresh token, and builds the report. It knows no pack by name (the
+// shipped ones are internal/catalogue's) and not which front end drives it.
 //
-//	e, err := engine.New(engine.Config{Command: "node", Args: []string{"server.js", "{sandbox}"}})
-//	if err != nil { ... }         // usage error: exit 2
-//	rep := e.Run(ctx, engine.Hooks{})
-//	os.Exit(report.ExitCode(rep, packs.High))
+//	e, err := engine.New(engine.Config{
+//		Command: "node", Args: []string{"server.js", "{sandbox}"},
+//		Catalog: catalogue.All,
+//	})
+//	if err != nil {
+//		return err // a usage error: exit 2
+//	}
+//	rep := e.RunT(ctx, t, engine.Hooks{}) // t is an engine.T: one step per pack, start and probe
+//	os.Exit(report.ExitCode(rep, e.FailOn()))
 //
-// The go test front end drives the same steps one at a time (Open,
-// StartPack, RunProbe, Close) so packs and probes become subtests.
+// RunT is the one run loop behind both front doors: sealmarktest hands it
+// a T that makes every step a subtest, so go test -run selects packs and
+// probes; the CLI calls Run, which is RunT with every step run in order.
+// A pack joins a run only through its own set-up hook (packs.Pack.Prepare):
+// New runs every catalogue pack's Check and Prepare, and the run calls
+// what they registered when the sandbox is made, on the first start's
+// surface and when the run closes.
 package engine
 
 import (
@@ -38,21 +49,10 @@ import (
 	"github.com/sealmark/sealmark/observers/files"
 	"github.com/sealmark/sealmark/observers/process"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/core"
-	"github.com/sealmark/sealmark/packs/db"
-	"github.com/sealmark/sealmark/packs/effects"
-	execpack "github.com/sealmark/sealmark/packs/exec"
-	"github.com/sealmark/sealmark/packs/fs"
-	"github.com/sealmark/sealmark/packs/git"
-	"github.com/sealmark/sealmark/packs/sqlite"
 )
-
-// All is every pack Sealmark ships, in run order.
-var All = []packs.Pack{core.Pack, fs.Pack, git.Pack, execpack.Pack, effects.Pack, sqlite.Pack, db.Pack}
 
 // Engine is one run.
 type Engine struct {
-	db       *db.Database      // the run's database for {dsn}, or nil
 	staged   map[string]string // the placeholder values server.files were last written with
 	cfg      Config
 	redactor *redact.Redactor
@@ -62,6 +62,7 @@ type Engine struct {
 	vars     map[string]string
 	canaries []environ.KV
 	undo     func()
+	views    []func(*packs.Sandbox) // the packs' changes to the sandbox view (packs.Opened.View)
 
 	watch *watch // the observers; nil without a sandbox
 
@@ -87,7 +88,7 @@ type Engine struct {
 	starts  int
 	surface *packs.Surface
 	closed  bool
-	running *PackRun // the start whose probes run now
+	running *packRun // the start whose probes run now
 	// unstarted names the pack whose start failed before any start
 	// succeeded: every later pack is skipped.
 	unstarted string
@@ -100,6 +101,9 @@ type Engine struct {
 // New checks the configuration. Its error is a usage error (exit 2).
 func New(cfg Config) (*Engine, error) {
 	cfg.defaults()
+	if len(cfg.Catalog) == 0 {
+		return nil, errors.New("no packs to choose from: Config.Catalog is empty (catalogue.All is every pack Sealmark ships)")
+	}
 	if err := cfg.addRows(); err != nil {
 		return nil, err
 	}
@@ -225,9 +229,9 @@ func (e *Engine) wantsGit() bool {
 	return false
 }
 
-// Open makes the sandbox (or the throwaway working directory), the
+// open makes the sandbox (or the throwaway working directory), the
 // canaries and the placeholders. Its error means the harness could not run.
-func (e *Engine) Open() error {
+func (e *Engine) open() error {
 	e.undo = cleanup.Add(func() { _ = e.removeSandbox() })
 	e.canaries = environ.Canaries()
 	for _, c := range e.canaries {
@@ -261,9 +265,12 @@ func (e *Engine) Open() error {
 		e.redactor.Stable(dir, "{workdir}")
 		e.rep.Sandbox.EnvMode = "inherited"
 	}
-	// {dsn} is defined before server.files are staged, which may name it.
-	if err := e.openDB(); err != nil {
-		return e.harnessError(err)
+	if e.cfg.NoSandbox {
+		// the packs' placeholders are defined before server.files are
+		// staged, which may name them
+		if err := e.openPacks(); err != nil {
+			return e.harnessError(err)
+		}
 	}
 	if !e.cfg.NoSandbox {
 		opts := sandbox.Options{Parent: e.cfg.SandboxDir, Harness: e.cfg.Harness, GitRepo: e.wantsGit(), Keep: e.cfg.KeepSandbox}
@@ -308,7 +315,7 @@ func (e *Engine) Open() error {
 		e.redactor.Stable(sb.Home, "{sandbox_home}")
 		e.redactor.Stable(sb.RootEvil, "{sandbox_top}/root-evil")
 		e.redactor.Stable(sb.Top, "{sandbox_top}")
-		if err := e.stageSQLite(); err != nil {
+		if err := e.openPacks(); err != nil {
 			return e.harnessError(err)
 		}
 		if e.rep.Sandbox.EnvMode == "" {
@@ -389,7 +396,7 @@ func (e *Engine) Close() *report.Report {
 	e.releaseLifelines()
 	e.removeCgroups("the started HTTP server")
 	e.closeObservers()
-	e.closeDB()
+	e.closePacks()
 	if err := e.removeSandbox(); err != nil {
 		e.rep.Sandbox.CleanupError = err.Error()
 		fmt.Fprintf(e.cfg.Log, "sealmark: could not delete %v\n", err)

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/contain"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 func fixtureConfig(t *testing.T, flaws string) engine.Config {
 	self, err := os.Executable()
 	require.NoError(t, err)
-	return engine.Config{
+	return engine.Config{Catalog: catalogue.All,
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
 		SandboxDir: t.TempDir(), StartTimeout: 5 * time.Second, CallTimeout: 2 * time.Second,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,

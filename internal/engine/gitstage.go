@@ -5,12 +5,12 @@ package engine
 const gitPack = "git"
 
 // stageGit makes the git pack's layout in the sandbox before the git
-// pack's start, when Open left it out (see wantsGit). The files observer
+// pack's start, when open left it out (see wantsGit). The files observer
 // must not take the harness's own writes for the server's: what changed
 // while no probe ran before the staging goes to the timeline, as Pack
 // would put it there, and the staging's own changes are collected and
 // dropped. The new canary (root-evil/repo's secret) is redacted from then
-// on, like the canaries made by Open.
+// on, like the canaries made by open.
 func (e *Engine) stageGit() {
 	if e.sb == nil || e.sb.Repo != "" {
 		return

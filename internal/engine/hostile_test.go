@@ -27,7 +27,7 @@ func startHostile(t *testing.T, flaws string) (error, uint64) {
 	cfg.StartTimeout = 3 * time.Second
 	e, err := engine.New(cfg)
 	require.NoError(t, err)
-	require.NoError(t, e.Open())
+	require.NoError(t, engine.Open(e))
 	defer e.Close()
 
 	runtime.GC()
@@ -53,7 +53,7 @@ func startHostile(t *testing.T, flaws string) (error, uint64) {
 			}
 		}
 	}()
-	pr, err := e.StartPack(context.Background(), core.Pack)
+	pr, err := engine.StartPack(context.Background(), e, core.Pack)
 	close(stop)
 	<-sampled
 	if pr != nil {
@@ -87,9 +87,9 @@ func TestHugeLineIsTheCause(t *testing.T) {
 	cfg.StartTimeout = 3 * time.Second
 	e, err := engine.New(cfg)
 	require.NoError(t, err)
-	require.NoError(t, e.Open())
+	require.NoError(t, engine.Open(e))
 	defer e.Close()
-	pr, err := e.StartPack(context.Background(), core.Pack)
+	pr, err := engine.StartPack(context.Background(), e, core.Pack)
 	if pr != nil {
 		pr.Close()
 	}

@@ -20,7 +20,7 @@ import (
 
 // openHTTP gives a pack its own MCP session with the HTTP server, starting
 // the server first when the run starts it (once for the whole run).
-func (e *Engine) openHTTP(ctx context.Context, pr *PackRun, first bool) error {
+func (e *Engine) openHTTP(ctx context.Context, pr *packRun, first bool) error {
 	target, err := environ.Expand(e.cfg.URL, e.vars)
 	if err != nil {
 		return e.startError(pr, fmt.Errorf("server.url: %v", err))
@@ -219,7 +219,7 @@ func (e *Engine) stopHTTP() {
 }
 
 // httpTarget is the pack's HTTP endpoint for raw probes, or nil for stdio.
-func (pr *PackRun) httpTarget() *packs.HTTPTarget {
+func (pr *packRun) httpTarget() *packs.HTTPTarget {
 	h, ok := pr.sess.(*session.HTTP)
 	if !ok {
 		return nil

@@ -61,7 +61,7 @@ func (e *Engine) RunT(ctx context.Context, t T, h Hooks) *report.Report {
 	defer e.Close()
 	ctx, cancel := context.WithTimeoutCause(ctx, e.cfg.RunTimeout, fmt.Errorf("the run's deadline passed (timeouts.run %s)", e.cfg.RunTimeout))
 	defer cancel()
-	if err := e.Open(); err != nil {
+	if err := e.open(); err != nil {
 		t.Error("", "sealmark: "+e.Redact(err.Error()))
 		return e.finish(t)
 	}
@@ -217,8 +217,8 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 		return
 	}
 	defer pr.Close()
-	if ok, why := pr.Applies(); !ok {
-		pr.NotApplicable(why)
+	if ok, why := pr.applies(); !ok {
+		pr.packNotApplicable(why)
 		t.Skip("not applicable: " + e.Redact(why))
 		return
 	}
@@ -260,7 +260,7 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 		}
 		e.relaunchExited(ctx, pr)
 		t.Run(probe.Name, func(t T) {
-			res := pr.RunProbe(ctx, probe)
+			res := pr.runProbe(ctx, probe)
 			results = append(results, res)
 			if h.Probe != nil {
 				h.Probe(pk.Name, res)

@@ -34,7 +34,7 @@ type watch struct {
 	undo     func()   // removes closeObservers from the signal-path cleanup
 }
 
-// filesObserver is the run's files observer, nil before Open.
+// filesObserver is the run's files observer, nil before open.
 func (e *Engine) filesObserver() *files.Observer {
 	if e.watch == nil {
 		return nil
@@ -169,7 +169,7 @@ func (e *Engine) toTimeline(recs []observers.Record) {
 
 // probeView is what one probe reads through Pass.Observed.
 type probeView struct {
-	pr    *PackRun
+	pr    *packRun
 	token string
 	mu    sync.Mutex
 	seen  []observers.Record
@@ -227,20 +227,20 @@ func (v *probeView) Survivors() []observers.Record {
 	return out
 }
 
-func (pr *PackRun) addSeen(rs []observers.Record) {
+func (pr *packRun) addSeen(rs []observers.Record) {
 	pr.seenMu.Lock()
 	pr.seen = append(pr.seen, rs...)
 	pr.seenMu.Unlock()
 }
 
-func (pr *PackRun) seenSoFar() []observers.Record {
+func (pr *packRun) seenSoFar() []observers.Record {
 	pr.seenMu.Lock()
 	defer pr.seenMu.Unlock()
 	return append([]observers.Record(nil), pr.seen...)
 }
 
 // begin opens a probe on every observer; finish collects what it saw.
-func (pr *PackRun) begin(token string) *probeView {
+func (pr *packRun) begin(token string) *probeView {
 	if pr.e.watch == nil {
 		return nil
 	}
@@ -258,7 +258,7 @@ func (v *probeView) finish() []observers.Record {
 }
 
 // sweep records and stops what outlived a start.
-func (pr *PackRun) sweep() {
+func (pr *packRun) sweep() {
 	w := pr.e.watch
 	if w == nil || w.process == nil {
 		return

@@ -30,7 +30,9 @@ func (e *Engine) sandboxView() *packs.Sandbox {
 			v.Git.Repos = append(v.Git.Repos, packs.Secret{Name: "root-evil/repo", Value: e.sb.Git.EvilRepoSecret})
 		}
 	}
-	v.SQLite = e.sqliteView()
+	for _, f := range e.views {
+		f(v)
+	}
 	return v
 }
 

@@ -130,13 +130,13 @@ type Listed struct {
 	packs.Probe
 }
 
-// Catalog lists the probes of the built-in packs named in only (every
-// pack when empty), in run order, core's drift check after core's probes:
-// what sealmark list shows and --probes selects from.
-func Catalog(only []string) ([]Listed, error) {
+// Catalog lists the probes of the packs of cat named in only (every pack
+// when empty), in run order, core's drift check after core's probes: what
+// sealmark list shows and --probes selects from.
+func Catalog(cat []packs.Pack, only []string) ([]Listed, error) {
 	var out []Listed
 	seen := map[string]bool{}
-	for _, pk := range All {
+	for _, pk := range cat {
 		seen[pk.Name] = true
 		if len(only) > 0 && !slices.Contains(only, pk.Name) {
 			continue
@@ -150,7 +150,7 @@ func Catalog(only []string) ([]Listed, error) {
 	}
 	for _, name := range only {
 		if !seen[name] {
-			return nil, fmt.Errorf("unknown pack %q (known: %s)", name, packNames(All))
+			return nil, fmt.Errorf("unknown pack %q (known: %s)", name, packNames(cat))
 		}
 	}
 	return out, nil
@@ -159,8 +159,8 @@ func Catalog(only []string) ([]Listed, error) {
 // cannotApply says why probe cannot apply to this start's server by
 // construction (Probe.Requires): an HTTP check on a stdio server, a
 // modern-era rule on a legacy one; "" when it may apply, or when it is an
-// active probe of a passive run (RunProbe says so).
-func (pr *PackRun) cannotApply(probe packs.Probe) string {
+// active probe of a passive run (runProbe says so).
+func (pr *packRun) cannotApply(probe packs.Probe) string {
 	if probe.Active && !pr.e.cfg.Active || pr.surface == nil {
 		return ""
 	}
@@ -174,8 +174,8 @@ func (pr *PackRun) cannotApply(probe packs.Probe) string {
 }
 
 // notApplicable records probe as not applicable for why, without running
-// it, as RunProbe would have.
-func (pr *PackRun) notApplicable(probe packs.Probe, why string) report.Probe {
+// it, as runProbe would have.
+func (pr *packRun) notApplicable(probe packs.Probe, why string) report.Probe {
 	res := report.Probe{ID: probe.ID, Name: probe.Name, Doc: probe.Doc, Severity: probe.Severity, CWE: probe.CWE,
 		Verdict: packs.NotApplicable, Reason: why}
 	pr.e.record(pr.idx, pr.pack.Name, res)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 )
 
@@ -36,7 +37,7 @@ func TestShimExecFailureWords(t *testing.T) {
 			"sealmark-contain: exec {install}/server.bin: exec format error (neither a #! script nor a program for this machine)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := engine.New(engine.Config{
+			e, err := engine.New(engine.Config{Catalog: catalogue.All,
 				Command: tc.path, Packs: []string{"core"}, SandboxDir: t.TempDir(),
 				StartTimeout: 5 * time.Second, CallTimeout: 2 * time.Second,
 				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/sandbox"
 )
 
@@ -18,7 +19,7 @@ func TestRestageFilesFollowsStartValues(t *testing.T) {
 	root := filepath.Join(top, "root")
 	e := &Engine{
 		sb:   &sandbox.Sandbox{Top: top, Root: root},
-		cfg:  Config{Files: []File{{Path: "conf/pg.toml", Content: "dsn = {dsn}\n"}, {Path: "other.txt", Content: "{sandbox}"}}},
+		cfg:  Config{Catalog: catalogue.All, Files: []File{{Path: "conf/pg.toml", Content: "dsn = {dsn}\n"}, {Path: "other.txt", Content: "{sandbox}"}}},
 		vars: map[string]string{"dsn": "reader-dsn", "sandbox": root},
 	}
 	read := func(name string) string {

@@ -18,7 +18,6 @@ import (
 	"github.com/sealmark/sealmark/internal/session"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/fs"
 	"github.com/sealmark/sealmark/packs/inherit"
 )
 
@@ -44,8 +43,8 @@ func (e *StartError) Error() string {
 
 func (e *StartError) Unwrap() error { return e.Err }
 
-// PackRun is one pack on its own start of the server.
-type PackRun struct {
+// packRun is one pack on its own start of the server.
+type packRun struct {
 	e        *Engine
 	pack     packs.Pack
 	proc     *launch.Process
@@ -61,7 +60,7 @@ type PackRun struct {
 	// abandoned says why the start's later probes do not run: a probe
 	// overran its deadline and did not return (set under e.mu).
 	abandoned string
-	// retries counts the probes RunProbe ran again for time; hangs is set
+	// retries counts the probes runProbe ran again for time; hangs is set
 	// when one of them timed out again (both under e.mu).
 	retries int
 	hangs   bool
@@ -84,18 +83,13 @@ type conn interface {
 	Close()
 }
 
-// StartPack starts the server for one pack (stdio: a fresh process; HTTP:
-// a fresh session on the one server). The first start of the run gets the
-// canaries and its tool list becomes the run's surface. A *StartError
-// means the server did not start.
-func (e *Engine) StartPack(ctx context.Context, pk packs.Pack) (*PackRun, error) {
-	return e.startPack(ctx, pk, packs.Start{}, -1)
-}
-
-// startPack starts the server for one of pk's starts, with st's values
-// added to the placeholders. Its results go to the report's pack entry idx,
+// startPack starts the server for one of pk's starts (stdio: a fresh
+// process; HTTP: a fresh session on the one server), with st's values
+// added to the placeholders. The first start of the run gets the canaries
+// and its tool list becomes the run's surface. A *StartError means the
+// server did not start. Its results go to the report's pack entry idx,
 // or to a new entry when idx < 0.
-func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, idx int) (*PackRun, error) {
+func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, idx int) (*packRun, error) {
 	for _, s := range st.Secrets {
 		if s != "" {
 			e.redactor.Secret(s, redact.MaskRedacted)
@@ -109,7 +103,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		e.rep.Packs = append(e.rep.Packs, report.Pack{Name: pk.Name, Start: st.Name, Doc: pk.Doc, User: pk.User})
 		idx = len(e.rep.Packs) - 1
 	}
-	pr := &PackRun{e: e, pack: pk, shared: map[string]any{}, idx: idx, extra: extra, vars: maps.Clone(e.vars)}
+	pr := &packRun{e: e, pack: pk, shared: map[string]any{}, idx: idx, extra: extra, vars: maps.Clone(e.vars)}
 	e.mu.Unlock()
 	maps.Copy(pr.vars, st.Vars)
 
@@ -171,12 +165,8 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		surface.ToolsTooLarge = errors.As(err, new(*packs.TooLargeError)) || errors.As(err, new(*packs.TooDeepError))
 	}
 	pr.surface = surface
-	if first && len(e.cfg.fsHints) > 0 && err == nil {
-		var names []string
-		for _, t := range tools {
-			names = append(names, t.Name)
-		}
-		if herr := fs.CheckHints(e.cfg.fsHints, names, e.cfg.HintsAt); herr != nil {
+	if first && err == nil {
+		if herr := e.checkSurface(surface); herr != nil {
 			return nil, e.startError(pr, herr)
 		}
 	}
@@ -192,7 +182,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 // launch starts command with args (placeholders expanded) in the server's
 // environment: scrubbed in the sandbox, or inherited. The first start gets
 // the canaries, and so does the start of a pack that asks for them.
-func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []string) (*launch.Process, error) {
+func (e *Engine) launch(pr *packRun, first bool, command string, rawArgs []string) (*launch.Process, error) {
 	if err := e.restageFiles(pr.vars); err != nil {
 		return nil, e.startError(pr, err)
 	}
@@ -270,8 +260,8 @@ func (e *Engine) launch(pr *PackRun, first bool, command string, rawArgs []strin
 	return proc, nil
 }
 
-// Applies reports whether the pack applies to this server, and why not.
-func (pr *PackRun) Applies() (bool, string) {
+// applies reports whether the pack applies to this server, and why not.
+func (pr *packRun) applies() (bool, string) {
 	if pr.pack.Applies == nil {
 		return true, ""
 	}
@@ -282,14 +272,14 @@ func (pr *PackRun) Applies() (bool, string) {
 	return pr.pack.Applies(s)
 }
 
-// NotApplicable records the whole pack as not applicable.
-func (pr *PackRun) NotApplicable(why string) {
+// packNotApplicable records the whole pack as not applicable.
+func (pr *packRun) packNotApplicable(why string) {
 	pr.e.mu.Lock()
 	defer pr.e.mu.Unlock()
 	pr.e.rep.NotCovered = append(pr.e.rep.NotCovered, report.NotCovered{Pack: pr.pack.Name, Reason: "not applicable: " + why})
 }
 
-// RunProbe runs one probe with a fresh token and records its result. A
+// runProbe runs one probe with a fresh token and records its result. A
 // probe left inconclusive because the server did not answer a call within
 // the call timeout runs once more with longer bounds (retryScale times the
 // call timeout and the probe deadline) before its verdict is
@@ -297,7 +287,7 @@ func (pr *PackRun) NotApplicable(why string) {
 // the result says so in a note. A start retries at most maxRetries
 // probes, and none after a retry that timed out again: a server that
 // hangs is not waited for twice over.
-func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe {
+func (pr *packRun) runProbe(ctx context.Context, probe packs.Probe) report.Probe {
 	res, timed := pr.attempt(ctx, probe, 1)
 	if timed && pr.retryable(ctx) {
 		first := res
@@ -315,14 +305,14 @@ func (pr *PackRun) RunProbe(ctx context.Context, probe packs.Probe) report.Probe
 	return res
 }
 
-// Bounds of RunProbe's retries.
+// Bounds of runProbe's retries.
 const (
 	retryScale = 3
 	maxRetries = 3
 )
 
 // retryable reports whether a probe of this start may run again.
-func (pr *PackRun) retryable(ctx context.Context) bool {
+func (pr *packRun) retryable(ctx context.Context) bool {
 	pr.e.mu.Lock()
 	defer pr.e.mu.Unlock()
 	return ctx.Err() == nil && pr.abandoned == "" && !pr.hangs && pr.retries < maxRetries &&
@@ -331,7 +321,7 @@ func (pr *PackRun) retryable(ctx context.Context) bool {
 
 // attempt runs the probe once with its bounds multiplied by scale and
 // reports whether it ended inconclusive for time.
-func (pr *PackRun) attempt(ctx context.Context, probe packs.Probe, scale int) (res report.Probe, timed bool) {
+func (pr *packRun) attempt(ctx context.Context, probe packs.Probe, scale int) (res report.Probe, timed bool) {
 	e := pr.e
 	tok := token()
 	e.redactor.Stable(tok, "{token}")
@@ -461,7 +451,7 @@ var errProbeDeadline = errors.New("the probe's deadline passed")
 // abandon stops the server of a start whose probe could not be stopped:
 // the abandoned probe may still use the session, so no later probe of the
 // start runs on it.
-func (pr *PackRun) abandon(why string) {
+func (pr *packRun) abandon(why string) {
 	pr.e.mu.Lock()
 	pr.abandoned = why
 	pr.e.mu.Unlock()
@@ -473,7 +463,7 @@ func (pr *PackRun) abandon(why string) {
 }
 
 // abandonedWhy says why the start's later probes do not run, "" while they do.
-func (pr *PackRun) abandonedWhy() string {
+func (pr *packRun) abandonedWhy() string {
 	pr.e.mu.Lock()
 	defer pr.e.mu.Unlock()
 	return pr.abandoned
@@ -549,7 +539,7 @@ func runGuarded(run func(*packs.Pass), p *packs.Pass) (panicked string) {
 }
 
 // Close stops the pack's server per the spec and records what outlived it.
-func (pr *PackRun) Close() {
+func (pr *packRun) Close() {
 	if pr.stopped {
 		return
 	}
@@ -557,7 +547,7 @@ func (pr *PackRun) Close() {
 	pr.stopped = true
 }
 
-func (pr *PackRun) stop() {
+func (pr *packRun) stop() {
 	if pr.stopped {
 		return
 	}
@@ -595,6 +585,3 @@ func (pr *PackRun) stop() {
 		pr.e.loss("stdout", fmt.Sprintf("pack %s: %d bytes of stdout evidence were dropped to keep memory bounded", pr.pack.Name, lost), lost)
 	}
 }
-
-// Pack returns the pack this run is for.
-func (pr *PackRun) Pack() packs.Pack { return pr.pack }

@@ -36,7 +36,7 @@ const startAdvice = "If the server needs these: declare a database or socket it 
 // exitedEarly describes a server that exited before it completed
 // initialize: how it ended, after how long, and what containment refused
 // it meanwhile, with what to do; "" when it is still running.
-func (pr *PackRun) exitedEarly() string {
+func (pr *packRun) exitedEarly() string {
 	if pr.proc == nil || !pr.proc.WaitExit(exitGrace) {
 		return ""
 	}
@@ -156,7 +156,7 @@ func oncePerPrefix(msg string) string {
 // denied, and the opens for writing, deletes, renames, links, new
 // directories and truncates outside the places a contained server may
 // write (which Landlock or the read-only host refuse).
-func (pr *PackRun) refusedAtStart() []string {
+func (pr *packRun) refusedAtStart() []string {
 	if pr.recent == nil {
 		return nil
 	}
@@ -246,7 +246,7 @@ func refusedDest(d map[string]string) string {
 // read-only), nor, beneath a private temp directory, anywhere in the tree
 // right below it that holds one (kept visible whole, as its siblings
 // are what a script loads: a lock or a cache next to it is refused too).
-func (pr *PackRun) writable(path string, privateTmp bool) bool {
+func (pr *packRun) writable(path string, privateTmp bool) bool {
 	sb := pr.e.sb
 	if sb != nil && within(path, sb.Top) {
 		return true
@@ -294,7 +294,7 @@ func within(path, dir string) bool {
 }
 
 // startError records a failed start, with the log tail, as the harness error.
-func (e *Engine) startError(pr *PackRun, err error) error {
+func (e *Engine) startError(pr *packRun, err error) error {
 	se := &StartError{Err: err}
 	pr.stop()
 	if proc := cmp.Or(pr.proc, e.httpProc); proc != nil {

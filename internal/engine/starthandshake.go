@@ -20,7 +20,7 @@ import (
 // modern session, with a start bound of its own (fresh, for what follows
 // the handshake: nil without a fresh start; the caller cancels it), and the
 // report's warnings say so. run is the run's context, ctx the start's.
-func (e *Engine) handshake(run, ctx context.Context, pr *PackRun, first bool) (in packs.Init, fresh context.Context, cancel context.CancelFunc, err error) {
+func (e *Engine) handshake(run, ctx context.Context, pr *packRun, first bool) (in packs.Init, fresh context.Context, cancel context.CancelFunc, err error) {
 	e.mu.Lock()
 	known := ""
 	if e.surface != nil {
@@ -63,7 +63,7 @@ func (e *Engine) handshake(run, ctx context.Context, pr *PackRun, first bool) (i
 
 // restart replaces a start's session with a fresh one: a fresh process
 // over stdio, a fresh session on the one server over HTTP.
-func (e *Engine) restart(pr *PackRun, first bool) error {
+func (e *Engine) restart(pr *packRun, first bool) error {
 	if pr.proc == nil {
 		pr.sess.Close()
 		return e.openHTTP(context.Background(), pr, false)
@@ -76,7 +76,7 @@ func (e *Engine) restart(pr *PackRun, first bool) error {
 
 // launchRunning launches the server for a start over stdio, opens its
 // session and makes it the running start.
-func (e *Engine) launchRunning(pr *PackRun, first bool) error {
+func (e *Engine) launchRunning(pr *packRun, first bool) error {
 	proc, err := e.launch(pr, first, e.cfg.Command, e.cfg.Args)
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ func (e *Engine) launchRunning(pr *PackRun, first bool) error {
 // done in the era the run found. A relaunch that fails leaves the start
 // as it was (a dead server for the probes after it) and says why in the
 // report's warnings.
-func (e *Engine) relaunchExited(ctx context.Context, pr *PackRun) {
+func (e *Engine) relaunchExited(ctx context.Context, pr *packRun) {
 	if !pr.pack.Relaunch || pr.proc == nil || pr.sess == nil || pr.sess.Alive() || ctx.Err() != nil || pr.abandonedWhy() != "" {
 		return
 	}

@@ -16,7 +16,7 @@ const startLimitsWhere = "while it started, before it answered initialize"
 // probe, this one is graded in core's resource-limits, which judges what
 // no probe owned, recorded in the failed start's pack entry beside its
 // start error. The limits' records go with it.
-func (e *Engine) gradeStartLimits(pr *PackRun) {
+func (e *Engine) gradeStartLimits(pr *packRun) {
 	if e.watch == nil || e.watch.limits == nil || pr.extra {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/report"
@@ -97,7 +98,7 @@ func TestOwnPackNamedOnce(t *testing.T) {
 	require.NoError(t, err)
 	rows := []table.Row{{Name: "reads", Tool: "read_note", Expect: []table.Expect{table.Succeeds()}}}
 	for _, sel := range [][]string{{"mine"}, {"core", "mine"}, {"mine", "mine"}} {
-		e, err := engine.New(engine.Config{Command: self, Packs: sel, Rows: rows})
+		e, err := engine.New(engine.Config{Catalog: catalogue.All, Command: self, Packs: sel, Rows: rows})
 		require.NoError(t, err)
 		var names []string
 		for _, p := range e.Packs() {

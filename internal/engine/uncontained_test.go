@@ -3,6 +3,7 @@ package engine
 import (
 	"testing"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/stretchr/testify/assert"
@@ -23,7 +24,7 @@ func noLayers(t *testing.T, os string) {
 // is not started unless --uncontained is given, and then the run is CUSTOM
 // with "no containment on <os>"; where they apply, nothing changes.
 func TestNoContainmentRefusesToStart(t *testing.T) {
-	cfg := Config{Command: "/bin/true"}
+	cfg := Config{Catalog: catalogue.All, Command: "/bin/true"}
 	if containmentMissing(goos, contain.Probe()) == "" {
 		e, err := New(cfg)
 		require.NoError(t, err)
@@ -43,7 +44,7 @@ func TestNoContainmentRefusesToStart(t *testing.T) {
 	assert.Equal(t, report.Custom, e.Report().Class)
 	assert.Contains(t, e.Report().ClassReasons, "no containment on darwin (--uncontained): the server ran with full file and network access")
 
-	_, err = New(Config{Command: "/bin/true", NoSandbox: true})
+	_, err = New(Config{Catalog: catalogue.All, Command: "/bin/true", NoSandbox: true})
 	assert.NoError(t, err, "--no-sandbox is already an explicit uncontained run")
 }
 

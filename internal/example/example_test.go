@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -38,7 +39,7 @@ func TestExampleBothWays(t *testing.T) {
 	}{{Verb, []string{"CORE-SECRET-ECHO"}}, {cleanVerb, nil}} {
 		t.Run(tc.verb, func(t *testing.T) {
 			t.Parallel()
-			e, err := engine.New(engine.Config{
+			e, err := engine.New(engine.Config{Catalog: catalogue.All,
 				Command: self, Args: []string{tc.verb}, Packs: []string{"core"}, NoSandbox: true,
 				StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
 				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,

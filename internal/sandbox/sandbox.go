@@ -74,8 +74,6 @@ type Sandbox struct {
 	Repo             string    // root/repo with Options.GitRepo or after StageGit: one commit, a staged change, an untracked file and an untracked link to CanaryRepo; "" otherwise
 	Git              GitLayout // with Options.GitRepo or after StageGit: the git pack's other repositories
 
-	SQLite *SQLite // root/app.db and canary/other.db once StageSQLite made them; nil before
-
 	Notes []string // what could not be made, and why
 
 	// Quota is the size of the filesystem of its own that bounds

@@ -22,23 +22,23 @@ type SQLite struct {
 	OtherSecret string // the secrets row of other.db: the server must never return it
 }
 
-// StageSQLite makes root/app.db and canary/other.db and records them in
-// s.SQLite. A run stages them only when the server is pointed at {sqlite}.
-func (s *Sandbox) StageSQLite() error {
+// StageSQLite makes app.db in root and other.db in canary (a sandbox's
+// Root and Canary), each with a fresh secret row. The sqlite pack stages
+// them only when the server is pointed at {sqlite}.
+func StageSQLite(root, canary string) (*SQLite, error) {
 	db := &SQLite{
-		App:         filepath.Join(s.Root, "app.db"),
-		Other:       filepath.Join(s.Canary, "other.db"),
+		App:         filepath.Join(root, "app.db"),
+		Other:       filepath.Join(canary, "other.db"),
 		AppSecret:   "sm-dbsecret-" + randomHex(12),
 		OtherSecret: newSecret(),
 	}
 	if err := ResetSQLite(db.App, db.AppSecret); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ResetSQLite(db.Other, db.OtherSecret); err != nil {
-		return err
+		return nil, err
 	}
-	s.SQLite = db
-	return nil
+	return db, nil
 }
 
 // appSchema is what ResetSQLite puts into a database: three tables, rows in

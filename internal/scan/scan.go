@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/redact"
@@ -175,7 +176,7 @@ func runOne(ctx context.Context, e Entry, o *Options, log, sweep io.Writer) Resu
 	}
 	resolved, err := config.Resolve(p.file, nil, e.Where(), o.Env, o.Flags)
 	if err == nil {
-		err = engine.CheckSettings(resolved)
+		err = engine.CheckSettings(resolved, catalogue.All)
 	}
 	if err != nil {
 		return fail(err)
@@ -185,7 +186,7 @@ func runOne(ctx context.Context, e Entry, o *Options, log, sweep io.Writer) Resu
 		return fail(err)
 	}
 	cfg.Log, cfg.SweepLog, cfg.Version, cfg.Cwd = log, sweep, o.Version, o.Cwd
-	cfg.HintsAt = resolved.At
+	cfg.HintsAt, cfg.Catalog = resolved.At, catalogue.All
 	cfg.Secrets, cfg.Custom = p.secrets, p.custom
 	cfg.Staged = p.staged
 	if err := o.useLock(&cfg, e.Name); err != nil {

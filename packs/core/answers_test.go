@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
@@ -109,7 +110,7 @@ func TestRawAnswersMcpGo(t *testing.T) {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	run := func(args ...string) *report.Report {
-		e, err := engine.New(engine.Config{
+		e, err := engine.New(engine.Config{Catalog: catalogue.All,
 			Command: self, Args: append([]string{mcpgoVerb}, args...),
 			Packs: []string{"core"}, OnlyProbes: rawProbes, NoSandbox: true,
 			StartTimeout: 10 * time.Second, CallTimeout: 3 * time.Second,

@@ -3,6 +3,7 @@ package core_test
 import (
 	"cmp"
 	"context"
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/contain"
 	"os"
 	"slices"
@@ -59,7 +60,7 @@ func coreReport(dir, flaws string, bare bool) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(engine.Config{
+	e, err := engine.New(engine.Config{Catalog: catalogue.All,
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
 		Packs: []string{"core"}, SandboxDir: dir, NoSandbox: bare,
 		StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,

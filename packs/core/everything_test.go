@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/realserver"
@@ -91,7 +92,7 @@ func TestEverything(t *testing.T) {
 	}
 	js := everythingPath(t)
 	// dist/index.js takes the transport as its first argument.
-	e, err := engine.New(engine.Config{
+	e, err := engine.New(engine.Config{Catalog: catalogue.All,
 		Command: node, Args: []string{js, "stdio"},
 		Packs: []string{"core"}, SandboxDir: t.TempDir(),
 		StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
@@ -187,7 +188,7 @@ func TestEverythingHTTP(t *testing.T) {
 		t.Skip("node is not on PATH: the real server-everything cannot run")
 	}
 	js := everythingPath(t)
-	e, err := engine.New(engine.Config{
+	e, err := engine.New(engine.Config{Catalog: catalogue.All,
 		Start: node + " " + js + " streamableHttp", URL: "http://127.0.0.1:{port}/mcp",
 		Env:   []environ.KV{{Name: "PORT", Value: "{port}"}},
 		Packs: []string{"core"}, SandboxDir: t.TempDir(),

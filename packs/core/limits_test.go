@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
@@ -53,7 +54,7 @@ func TestResourceLimits(t *testing.T) {
 	for i, c := range cases {
 		dir := t.TempDir()
 		wg.Go(func() {
-			e, err := engine.New(engine.Config{
+			e, err := engine.New(engine.Config{Catalog: catalogue.All,
 				Command: self, Args: []string{fixture.Verb, "-flaws=" + c.flaws},
 				Packs: []string{"core"}, SandboxDir: dir, MaxProcs: 64, MaxMemoryMiB: 256,
 				StartTimeout: 10 * time.Second, CallTimeout: 5 * time.Second,

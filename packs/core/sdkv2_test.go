@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/realserver"
 	"github.com/sealmark/sealmark/packs"
@@ -129,7 +130,7 @@ func sdkV2Run(t *testing.T, mode string, starved bool) {
 		stop := starve(t, marker)
 		defer stop()
 	}
-	e, err := engine.New(engine.Config{
+	e, err := engine.New(engine.Config{Catalog: catalogue.All,
 		Command: node, Args: args,
 		Packs: []string{"core"}, SandboxDir: t.TempDir(),
 		StartTimeout: 60 * time.Second, CallTimeout: 20 * time.Second,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
@@ -89,7 +90,7 @@ func runVolume(flaws string, h engine.Hooks) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(engine.Config{
+	e, err := engine.New(engine.Config{Catalog: catalogue.All,
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
 		Packs: []string{"core"}, NoSandbox: true,
 		StartTimeout: volumeStart, CallTimeout: 5 * time.Second,

@@ -29,8 +29,9 @@ func New(adminDSN string) packs.Pack {
 			}
 			return false, fmt.Sprintf("no tool takes SQL: none of the %d tools has a string argument named sql, query or statement", len(s.Tools))
 		},
-		Starts: func(s *packs.Setup) ([]packs.Start, error) { return starts(s.Ctx, adminDSN, s.Vars) },
-		Probes: []packs.Probe{readOnlyEscape, roleReach, statementTimeout, dsnEcho},
+		Prepare: prepare,
+		Starts:  func(s *packs.Setup) ([]packs.Start, error) { return starts(s.Ctx, adminDSN, s.Vars) },
+		Probes:  []packs.Probe{readOnlyEscape, roleReach, statementTimeout, dsnEcho},
 	}
 }
 

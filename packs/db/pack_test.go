@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/environ"
@@ -94,7 +95,7 @@ func service(t *testing.T, dsn string) string {
 // with env added to its environment.
 func config(t *testing.T, dsn string, env []string, command string, args ...string) engine.Config {
 	t.Helper()
-	cfg := engine.Config{
+	cfg := engine.Config{Catalog: catalogue.All,
 		Command: command, Args: args,
 		DBAdminDSN: dsn, Packs: []string{"db"}, Active: true,
 		Services: []string{service(t, dsn)},

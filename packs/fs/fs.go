@@ -14,8 +14,9 @@ var Pack = Hinted()
 // unprobed); the other tools are guessed.
 func Hinted(hints ...Hint) packs.Pack {
 	pk := packs.Pack{
-		Name: "fs",
-		Doc:  "a file server must keep every read and write inside its root: no ../, absolute, sibling-prefix, link, encoded, backslash, NUL, ~ or file:// escape",
+		Name:    "fs",
+		Prepare: prepare,
+		Doc:     "a file server must keep every read and write inside its root: no ../, absolute, sibling-prefix, link, encoded, backslash, NUL, ~ or file:// escape",
 		Applies: func(s *packs.Surface) (bool, string) {
 			if len(Tools(s, hints)) > 0 || len(Pending(s, hints)) > 0 {
 				return true, ""

@@ -16,5 +16,6 @@ var Pack = packs.Pack{
 		}
 		return false, fmt.Sprintf("no database tool: none of the %d tools takes SQL (an argument named sql, query or statement), a table or column name, or a backup path", len(s.Tools))
 	},
-	Probes: []packs.Probe{readOnlyWrite, multiStatement, guardBypass, identifierInjection, attachRead, writeOutside, sideEffectWrite},
+	Prepare: prepare,
+	Probes:  []packs.Probe{readOnlyWrite, multiStatement, guardBypass, identifierInjection, attachRead, writeOutside, sideEffectWrite},
 }

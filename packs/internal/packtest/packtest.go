@@ -29,6 +29,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
@@ -53,10 +54,14 @@ func Self(t testing.TB) string {
 }
 
 // Config fills in what every pack test run shares: the sandbox under dir,
-// the pack named by the catalog's only pack, and the waits (a 20 s start,
+// every shipped pack (catalogue.All) when cfg gives no catalog, the pack
+// named by the catalog's only pack, and the waits (a 20 s start,
 // a 5 s call, 1 s for stdin and SIGTERM) where cfg leaves them zero.
 func Config(dir string, cfg engine.Config) engine.Config {
 	cfg.SandboxDir = dir
+	if cfg.Catalog == nil {
+		cfg.Catalog = catalogue.All
+	}
 	if len(cfg.Packs) == 0 && len(cfg.Catalog) == 1 {
 		cfg.Packs = []string{cfg.Catalog[0].Name}
 	}
