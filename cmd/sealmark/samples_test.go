@@ -43,7 +43,8 @@ import (
 var samplePages = []string{
 	"README.md", "docs/cli.md", "docs/config.md", "docs/go-test.md", "docs/scan.md",
 	"docs/ci.md", "docs/containment.md", "docs/observers.md", "docs/performance.md",
-	"docs/reports.md", "docs/text-report.md",
+	"docs/reports.md", "docs/text-report.md", "docs/pinning.md", "docs/sarif.md", "docs/git-probes.md",
+	"docs/fleet.md", "docs/paths.md", "docs/sdk-calibration.md", "docs/report-schema.md", "docs/precision.md",
 	"docs/packs/core.md", "docs/packs/fs.md", "docs/packs/effects.md", "docs/packs/git.md",
 	"docs/packs/exec.md", "docs/packs/sqlite.md", "docs/packs/db.md",
 }
@@ -192,6 +193,11 @@ func parseCommand(t *testing.T, line string) sampleCmd {
 	return c
 }
 
+// startBound bounds a server's start in the samples' runs: a loaded
+// machine's starts take longer than the default's 30 s allows, and the
+// bound shows in no sample.
+const startBound = "120s"
+
 // runCLI runs the CLI as a subprocess in dir (so {cwd} is dir) and returns
 // its standard output.
 func runCLI(t *testing.T, dir string, c sampleCmd) string {
@@ -202,7 +208,7 @@ func runCLI(t *testing.T, dir string, c sampleCmd) string {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, c.args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), cliEnv+"=1", "SEALMARK_CONFIG=", "NO_COLOR=1"), c.env...)
+	cmd.Env = append(append(os.Environ(), cliEnv+"=1", "SEALMARK_CONFIG=", "NO_COLOR=1", "SEALMARK_TIMEOUT="+startBound), c.env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
@@ -257,6 +263,34 @@ func needs(t *testing.T, dir string, cmds []sampleCmd) {
 // binary's own servers.
 var generators = map[string]func(t *testing.T) string{
 	"table-failure": goTestTable,
+	// tool-pin: the fixture notes server pinned, then run with a tool's
+	// description changed.
+	"tool-pin": func(t *testing.T) string {
+		lock := filepath.Join(t.TempDir(), "sealmark.lock.json")
+		code, out, errOut := sealmark(t, append([]string{"pin", "--lock", lock, "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "")...)...)
+		require.Equal(t, 0, code, "%s%s", out, errOut)
+		_, out, _ = sealmark(t, append([]string{"run", "--lock", lock, "--probes", "core/tool-pin", "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "shadowing-description")...)...)
+		return strings.ReplaceAll(out, filepath.Dir(lock)+string(filepath.Separator), "") // the lock's directory is the test's
+	},
+	// sarif-no-location: what the CLI says on stderr when a SARIF log's
+	// results have no file to point at: run in an empty directory (x,
+	// shown as /tmp/x) outside any repository.
+	"sarif-no-location": func(t *testing.T) string {
+		self, err := os.Executable()
+		require.NoError(t, err)
+		dir := filepath.Join(t.TempDir(), "x")
+		require.NoError(t, os.Mkdir(dir, 0o700))
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, self, "run", "--example", "--quiet", "--packs", "core", "--sarif", "out.sarif")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), cliEnv+"=1", "SEALMARK_CONFIG=", "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		_ = cmd.Run()
+		require.NoError(t, ctx.Err(), "the run did not end within its deadline")
+		return strings.ReplaceAll(errb.String(), dir, "/tmp/x")
+	},
 	// scan: the table of a scan of one client config holding the bundled
 	// example, a fixture server, a program that does not exist and a
 	// remote URL (never contacted).
@@ -270,7 +304,7 @@ var generators = map[string]func(t *testing.T) string{
 			"broken":   map[string]any{"command": "/nonexistent/mcp-server"},
 			"remote":   map[string]any{"url": "https://mcp.example.com/mcp"},
 		}})
-		_, out, _ := sealmark(t, "scan", "--quiet", "--jobs", "2", "--packs", "core", "--sandbox-dir", t.TempDir(), "--cache-dir", t.TempDir(), cfg)
+		_, out, _ := sealmark(t, "scan", "--quiet", "--jobs", "2", "--packs", "core", "--timeout", startBound, "--sandbox-dir", t.TempDir(), "--cache-dir", t.TempDir(), cfg)
 		return out
 	},
 }
