@@ -1,10 +1,15 @@
-package main
+// Package docsamples holds the test that keeps the README's and the docs'
+// output samples equal to real runs of the sealmark binary. It is a
+// package of its own, so the real servers' runs it makes do not add to
+// the time of cmd/sealmark's tests.
+package docsamples_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +17,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +27,83 @@ import (
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
 )
+
+// TestMain lets this test binary serve as the fixture MCP server the
+// generators' runs start, and removes the sealmark binary it built.
+func TestMain(m *testing.M) {
+	fixture.Dispatch()
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	binOnce sync.Once
+	binDir  string // holds bin/sealmark; under the temp directory, not in it
+	binPath string
+	binErr  error
+)
+
+// sealmarkBinary builds the sealmark command once for the whole test
+// binary and returns its path.
+func sealmarkBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		goCmd, err := exec.LookPath("go")
+		if err != nil {
+			binErr = err
+			return
+		}
+		if binDir, binErr = os.MkdirTemp("", "docsamples-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "bin", "sealmark")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, goCmd, "build", "-o", binPath, "./cmd/sealmark")
+		cmd.Dir = filepath.Join("..", "..")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build ./cmd/sealmark: %v\n%s", err, out)
+		}
+	})
+	if errors.Is(binErr, exec.ErrNotFound) {
+		t.Skip("no go command on PATH")
+	}
+	require.NoError(t, binErr)
+	return binPath
+}
+
+// sealmark runs the sealmark binary in dir with env added to this
+// process's environment, and returns its standard output and error.
+func sealmark(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	bin := sealmarkBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "SEALMARK_CONFIG=", "NO_COLOR=1", "SEALMARK_TIMEOUT="+startBound), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("sealmark %s did not end within its deadline:\n%s%s", strings.Join(args, " "), out.String(), errb.String())
+	}
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("sealmark %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), errb.String()
+}
+
+// fixtureArgs is this test binary as the fixture server with flaws.
+func fixtureArgs(t *testing.T, flaws string) []string {
+	self, err := os.Executable()
+	require.NoError(t, err)
+	return []string{self, fixture.Verb, "-flaws=" + flaws}
+}
 
 // The output samples of the README and the docs are kept equal to real
 // runs. A sample is a fenced block preceded by a marker line:
@@ -198,36 +281,12 @@ func parseCommand(t *testing.T, line string) sampleCmd {
 // bound shows in no sample.
 const startBound = "120s"
 
-// runCLI runs the CLI as a subprocess in dir (so {cwd} is dir) and returns
+// runCLI runs a sample's command in dir (so {cwd} is dir) and returns
 // its standard output.
 func runCLI(t *testing.T, dir string, c sampleCmd) string {
 	t.Helper()
-	self, err := os.Executable()
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, self, c.args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), cliEnv+"=1", "SEALMARK_CONFIG=", "NO_COLOR=1", "SEALMARK_TIMEOUT="+startBound), c.env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("sealmark %s did not end within its deadline:\n%s%s", strings.Join(c.args, " "), out.String(), errb.String())
-	}
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("sealmark %s: %v", strings.Join(c.args, " "), err)
-	}
-	return out.String()
-}
-
-func errorsAs(err error, target **exec.ExitError) bool {
-	e, ok := err.(*exec.ExitError)
-	if ok {
-		*target = e
-	}
-	return ok
+	out, _ := sealmark(t, dir, c.env, c.args...)
+	return out
 }
 
 // needs skips t when what a sample's commands need is missing: node and
@@ -267,44 +326,36 @@ var generators = map[string]func(t *testing.T) string{
 	// description changed.
 	"tool-pin": func(t *testing.T) string {
 		lock := filepath.Join(t.TempDir(), "sealmark.lock.json")
-		code, out, errOut := sealmark(t, append([]string{"pin", "--lock", lock, "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "")...)...)
-		require.Equal(t, 0, code, "%s%s", out, errOut)
-		_, out, _ = sealmark(t, append([]string{"run", "--lock", lock, "--probes", "core/tool-pin", "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "shadowing-description")...)...)
+		out, errOut := sealmark(t, t.TempDir(), nil, append([]string{"pin", "--lock", lock, "--sandbox-dir", t.TempDir(), "--quiet", "--"}, fixtureArgs(t, "")...)...)
+		require.FileExists(t, lock, "%s%s", out, errOut)
+		out, _ = sealmark(t, t.TempDir(), nil, append([]string{"run", "--lock", lock, "--probes", "core/tool-pin", "--sandbox-dir", t.TempDir(), "--quiet", "--"}, fixtureArgs(t, "shadowing-description")...)...)
 		return strings.ReplaceAll(out, filepath.Dir(lock)+string(filepath.Separator), "") // the lock's directory is the test's
 	},
 	// sarif-no-location: what the CLI says on stderr when a SARIF log's
 	// results have no file to point at: run in an empty directory (x,
 	// shown as /tmp/x) outside any repository.
 	"sarif-no-location": func(t *testing.T) string {
-		self, err := os.Executable()
-		require.NoError(t, err)
 		dir := filepath.Join(t.TempDir(), "x")
 		require.NoError(t, os.Mkdir(dir, 0o700))
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, self, "run", "--example", "--quiet", "--packs", "core", "--sarif", "out.sarif")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), cliEnv+"=1", "SEALMARK_CONFIG=", "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		_ = cmd.Run()
-		require.NoError(t, ctx.Err(), "the run did not end within its deadline")
-		return strings.ReplaceAll(errb.String(), dir, "/tmp/x")
+		_, errOut := sealmark(t, dir, []string{"GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir)},
+			"run", "--example", "--quiet", "--packs", "core", "--sarif", "out.sarif")
+		return strings.ReplaceAll(errOut, dir, "/tmp/x")
 	},
 	// scan: the table of a scan of one client config holding the bundled
 	// example, a fixture server, a program that does not exist and a
 	// remote URL (never contacted).
 	"scan": func(t *testing.T) string {
-		self, err := os.Executable()
-		require.NoError(t, err)
 		cfg := filepath.Join(t.TempDir(), "mcp.json")
-		writeJSONFile(t, cfg, map[string]any{"mcpServers": map[string]any{
-			"notes":    map[string]any{"command": self, "args": []string{example.Verb}},
-			"calendar": map[string]any{"command": self, "args": []string{fixture.Verb, "-flaws=wrong-unknown-method-code"}},
+		calendar := fixtureArgs(t, "wrong-unknown-method-code")
+		raw, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+			"notes":    map[string]any{"command": sealmarkBinary(t), "args": []string{example.Verb}},
+			"calendar": map[string]any{"command": calendar[0], "args": calendar[1:]},
 			"broken":   map[string]any{"command": "/nonexistent/mcp-server"},
 			"remote":   map[string]any{"url": "https://mcp.example.com/mcp"},
 		}})
-		_, out, _ := sealmark(t, "scan", "--quiet", "--jobs", "2", "--packs", "core", "--timeout", startBound, "--sandbox-dir", t.TempDir(), "--cache-dir", t.TempDir(), cfg)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(cfg, raw, 0o600))
+		out, _ := sealmark(t, t.TempDir(), nil, "scan", "--quiet", "--jobs", "2", "--packs", "core", "--timeout", startBound, "--sandbox-dir", t.TempDir(), "--cache-dir", t.TempDir(), cfg)
 		return out
 	},
 }
