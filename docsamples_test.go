@@ -1,8 +1,4 @@
-// Package docsamples holds the test that keeps the README's and the docs'
-// output samples equal to real runs of the sealmark binary. It is a
-// package of its own, so the real servers' runs it makes do not add to
-// the time of cmd/sealmark's tests.
-package docsamples_test
+package sealmark_test
 
 import (
 	"bytes"
@@ -24,20 +20,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
 )
-
-// TestMain lets this test binary serve as the fixture MCP server the
-// generators' runs start, and removes the sealmark binary it built.
-func TestMain(m *testing.M) {
-	fixture.Dispatch()
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
 
 var (
 	binOnce sync.Once
@@ -59,11 +45,12 @@ func sealmarkBinary(t *testing.T) string {
 		if binDir, binErr = os.MkdirTemp("", "docsamples-"); binErr != nil {
 			return
 		}
+		cleanup.Add(func() { os.RemoveAll(binDir) }) // run by sealmarktest.Main after the tests
 		binPath = filepath.Join(binDir, "bin", "sealmark")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, goCmd, "build", "-o", binPath, "./cmd/sealmark")
-		cmd.Dir = filepath.Join("..", "..")
+		cmd.Dir = "."
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("go build ./cmd/sealmark: %v\n%s", err, out)
 		}
@@ -98,7 +85,8 @@ func sealmark(t *testing.T, dir string, env []string, args ...string) (stdout, s
 	return out.String(), errb.String()
 }
 
-// fixtureArgs is this test binary as the fixture server with flaws.
+// fixtureArgs is this test binary as the fixture server with flaws (its
+// TestMain, in example_test.go, dispatches it).
 func fixtureArgs(t *testing.T, flaws string) []string {
 	self, err := os.Executable()
 	require.NoError(t, err)
@@ -404,7 +392,7 @@ func goTestTable(t *testing.T) string {
 	if err != nil {
 		t.Skip("no go command on PATH")
 	}
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs(".")
 	require.NoError(t, err)
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "server_test.go")
@@ -435,7 +423,7 @@ func goTestTable(t *testing.T) string {
 }
 
 func TestDocSamplesAreRealRuns(t *testing.T) {
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs(".")
 	require.NoError(t, err)
 	count := 0
 	for _, page := range samplePages {
