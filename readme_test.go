@@ -13,25 +13,51 @@ import (
 	"time"
 )
 
-// goBlock is one ```go block of the README.
+// goBlock is one ```go block of the README or a docs page.
 var goBlock = regexp.MustCompile("(?s)```go\n(.*?)```")
 
-// TestREADMEGoSnippetsCompile compiles every Go snippet of the README as
-// printed: each is a whole file (package clause and imports included) that
-// go test builds in a package of its own, laid over the module with
-// -overlay, so nothing is written into the repository.
+// snippetPages are the pages whose Go snippets are compiled: the README
+// and the docs pages, except the adding-a-pack and adding-an-observer
+// guides, whose own tests follow them step by step.
+func snippetPages(t *testing.T) []string {
+	pages := []string{"README.md"}
+	for _, glob := range []string{"docs/*.md", "docs/packs/*.md"} {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m {
+			if !strings.HasPrefix(filepath.Base(p), "adding-") {
+				pages = append(pages, p)
+			}
+		}
+	}
+	return pages
+}
+
+// TestREADMEGoSnippetsCompile compiles every Go snippet of the README and
+// the docs as printed: each is a whole file (package clause and imports
+// included) that go test builds in a package of its own, laid over the
+// module with -overlay, so nothing is written into the repository.
 func TestREADMEGoSnippetsCompile(t *testing.T) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH")
 	}
-	raw, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
+	var blocks [][][]byte
+	for _, page := range snippetPages(t) {
+		raw, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := goBlock.FindAllSubmatch(raw, -1)
+		if page == "README.md" && len(found) < 2 {
+			t.Fatalf("the README has %d Go snippets, want the go test door's and the table's", len(found))
+		}
+		blocks = append(blocks, found...)
 	}
-	blocks := goBlock.FindAllSubmatch(raw, -1)
-	if len(blocks) < 2 {
-		t.Fatalf("the README has %d Go snippets, want the go test door's and the table's", len(blocks))
+	if len(blocks) < 4 {
+		t.Fatalf("%d Go snippets in the README and the docs, want the README's two and docs/go-test.md's two", len(blocks))
 	}
 	root, err := os.Getwd()
 	if err != nil {

@@ -25,18 +25,22 @@ import (
 const (
 	recipeFile = "../../docs/ci-recipe.sh"
 	readmeFile = "../../README.md"
-	// recipeMarker precedes, in the README, the fenced block that must
+	// ciPage is the CI page, which shows the recipe for CI other than
+	// GitHub Actions.
+	ciPage = "../../docs/ci.md"
+	// recipeMarker precedes, in the CI page, the fenced block that must
 	// equal docs/ci-recipe.sh.
 	recipeMarker = "<!-- docs/ci-recipe.sh, verbatim; a test keeps the two equal -->"
 )
 
-// readmeRecipe returns the fenced block that follows recipeMarker.
-func readmeRecipe(t *testing.T) string {
+// pageRecipe returns the fenced block of the CI page that follows
+// recipeMarker.
+func pageRecipe(t *testing.T) string {
 	t.Helper()
-	raw, err := os.ReadFile(readmeFile)
+	raw, err := os.ReadFile(ciPage)
 	require.NoError(t, err)
 	_, after, ok := strings.Cut(string(raw), recipeMarker+"\n")
-	require.True(t, ok, "README.md lacks the marker %q", recipeMarker)
+	require.True(t, ok, "docs/ci.md lacks the marker %q", recipeMarker)
 	after, ok = strings.CutPrefix(after, "```sh\n")
 	require.True(t, ok, "the marker is not followed by a ```sh block")
 	block, _, ok := strings.Cut(after, "\n```\n")
@@ -44,10 +48,10 @@ func readmeRecipe(t *testing.T) string {
 	return block + "\n"
 }
 
-func TestREADMEShowsTheCIRecipeVerbatim(t *testing.T) {
+func TestCIPageShowsTheCIRecipeVerbatim(t *testing.T) {
 	script, err := os.ReadFile(recipeFile)
 	require.NoError(t, err)
-	assert.Equal(t, string(script), readmeRecipe(t), "README.md's CI recipe differs from docs/ci-recipe.sh")
+	assert.Equal(t, string(script), pageRecipe(t), "docs/ci.md's CI recipe differs from docs/ci-recipe.sh")
 }
 
 // upload is one request the recipe's upload step made.
