@@ -64,7 +64,7 @@ func TestExampleReportFitsAScreen(t *testing.T) {
 	code, color, _ := sealmark(t, "run", "--sandbox-dir", t.TempDir(), "--color=always", "--example")
 	require.Equal(t, 1, code)
 	assert.Contains(t, color, "  \x1b[1;31mFAIL\x1b[0m  core/secret-echo  CORE-SECRET-ECHO \x1b[1;31mcritical\x1b[0m: ")
-	assert.Contains(t, color, "summary: 33 pass, \x1b[1;31m1 fail\x1b[0m (\x1b[1;31m2 critical\x1b[0m)")
+	assert.Contains(t, color, "summary: 36 pass, \x1b[1;31m1 fail\x1b[0m (\x1b[1;31m2 critical\x1b[0m)")
 	assert.Equal(t, withoutTimes(plain), withoutTimes(sgr.ReplaceAllString(color, "")), "colour changes nothing else")
 
 	t.Setenv("NO_COLOR", "1")

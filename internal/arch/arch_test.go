@@ -45,6 +45,7 @@ var sameRank = []struct{ from, to, why string }{
 	{"internal/example", "internal/mcpwire", "the bundled example speaks the wire format"},
 	{"internal/contain", "internal/launch", "containment wraps a launch"},
 	{"internal/contain", "internal/seccomp", "containment installs the seccomp filter"},
+	{"internal/smbin", "internal/quota", "the sm binary also starts as a quota's guard"},
 	{"observers/", "observers/internal/", "the observers share their ledger"},
 	{"internal/sandbox", "packs", "the sandbox fills the probe vocabulary's views"},
 	{"internal/session", "packs", "the session speaks the probe vocabulary's types"},

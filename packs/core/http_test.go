@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/report"
@@ -38,7 +39,7 @@ func runHTTPFixture(t *testing.T, flaws, path string, catalog []packs.Pack) *rep
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 	}
 	if catalog == nil {
-		cfg.Packs = []string{"core"}
+		cfg.Catalog, cfg.Packs = catalogue.All, []string{"core"}
 	}
 	e, err := engine.New(cfg)
 	require.NoError(t, err)

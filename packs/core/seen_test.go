@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
@@ -165,7 +166,7 @@ func TestEscapeAttempts(t *testing.T) {
 			require.NoError(t, err)
 			e, err := engine.New(engine.Config{
 				Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws, "-unix-socket=" + sock},
-				Packs: []string{"core"}, SandboxDir: dir,
+				Catalog: catalogue.All, Packs: []string{"core"}, SandboxDir: dir,
 				StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
 				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 			})
