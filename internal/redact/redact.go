@@ -28,6 +28,7 @@ package redact
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -95,11 +96,13 @@ func (r *Redactor) Secret(value, mask string) {
 //
 // An empty value is ignored. A value made only of digits (a port, a pid) is
 // replaced only where it is not part of a longer number, so port 8080 does
-// not turn 18080 into 1{port}. Any other value is replaced wherever it
-// appears: register only values distinctive enough for that (a random path or
-// token, not "/" or "tmp"). Registering a value again replaces its name.
+// not turn 18080 into 1{port}. The root "/" (or "//") is ignored: a
+// harness started from / must not turn every slash into {cwd}. Any other
+// value is replaced wherever it appears: register only values distinctive
+// enough for that (a random path or token, not "tmp"). Registering a
+// value again replaces its name.
 func (r *Redactor) Stable(value, name string) {
-	if value == "" {
+	if value == "" || strings.Trim(value, "/") == "" {
 		return
 	}
 	r.mu.Lock()

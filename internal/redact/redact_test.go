@@ -101,6 +101,18 @@ func TestDigitsOnlyStableValueNeedsNumberBoundary(t *testing.T) {
 	}
 }
 
+// TestRootIsNeverAStableValue pins that a harness started from / does not
+// turn every slash of a report into {cwd}.
+func TestRootIsNeverAStableValue(t *testing.T) {
+	r := New()
+	r.Stable("/", "{cwd}")
+	r.Stable("/tmp/sealmark-81237/root", "{sandbox}")
+	in := "/usr/bin/node /tmp/sealmark-81237/root/x.js"
+	if got, want := r.String(in), "/usr/bin/node {sandbox}/x.js"; got != want {
+		t.Errorf("String(%q) = %q, want %q", in, got, want)
+	}
+}
+
 func TestRegisteringAgainReplacesAndOrderDoesNotMatter(t *testing.T) {
 	a, b := New(), New()
 	a.Stable("/tmp/s-1", "{top}")
