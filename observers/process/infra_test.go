@@ -2,6 +2,7 @@ package process
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +70,24 @@ func TestFakeWithoutInfraTheShimIsASpawn(t *testing.T) {
 	}
 	if got := obs.PIDs(); !slices.Contains(got, 201) {
 		t.Errorf("PIDs = %v, want the shim among them without Infra", got)
+	}
+}
+
+// TestFakeExitingProcessIsNoSurvivor pins that a process caught exiting
+// (still R in its stat, its command line already empty) is not listed as
+// a survivor: outlives-server once named such a process with argv "[]".
+func TestFakeExitingProcessIsNoSurvivor(t *testing.T) {
+	f := newFakeProc(t)
+	f.add(300, 1, 300, 300, "S", "server", "/bin/server")
+	obs := f.observer(Options{Interval: time.Hour})
+	obs.Track(300)
+	f.add(301, 300, 300, 300, "S", "child", "/bin/child --lingers")
+	f.add(302, 300, 300, 300, "R", "exiting", "\x00") // cmdline empty
+	var got []string
+	for _, p := range obs.Survivors() {
+		got = append(got, strings.Join(p.Argv, " "))
+	}
+	if want := []string{"/bin/server", "/bin/child --lingers"}; !slices.Equal(got, want) {
+		t.Errorf("Survivors = %q, want %q (not the exiting 302)", got, want)
 	}
 }

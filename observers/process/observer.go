@@ -213,8 +213,14 @@ func (o *Observer) Survivors() []Proc {
 	}
 	var out []Proc
 	for _, pid := range sortedPids(members) {
-		if s := procs[pid]; s.alive() && !o.isInfra(s) {
-			out = append(out, o.proc(s))
+		s := procs[pid]
+		if !s.alive() || o.isInfra(s) {
+			continue
+		}
+		// A process whose command line reads empty is exiting (its memory
+		// is gone): it does not survive, and has no argv to name.
+		if p, gone := o.proc(s); !gone {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -238,10 +244,11 @@ func (o *Observer) PIDs() []int {
 	return out
 }
 
-// proc reads the rest of what Proc holds about s, masked.
-func (o *Observer) proc(s stat) Proc {
-	exe, argv, _, _ := details(o.root, s.pid)
-	return Proc{PID: s.pid, PPID: s.ppid, PGID: s.pgid, SID: s.sid, Exe: o.mask(exe), Argv: o.maskAll(argv), Start: s.start}
+// proc reads the rest of what Proc holds about s, masked, and whether the
+// process was found gone or exiting while its details were read.
+func (o *Observer) proc(s stat) (Proc, bool) {
+	exe, argv, _, gone := details(o.root, s.pid)
+	return Proc{PID: s.pid, PPID: s.ppid, PGID: s.pgid, SID: s.sid, Exe: o.mask(exe), Argv: o.maskAll(argv), Start: s.start}, gone
 }
 
 func (o *Observer) readStat(pid int) (stat, bool) {
