@@ -90,4 +90,6 @@ var Pack = packs.Pack{
 		wireMessages,
 		secretEcho,
 	},
+	Restarted:   []packs.Probe{toolDrift},
+	StartLimits: resourceLimits.ID,
 }
