@@ -104,9 +104,7 @@ func New(cfg Config) (*Engine, error) {
 	if len(cfg.Catalog) == 0 {
 		return nil, errors.New("no packs to choose from: Config.Catalog is empty (catalogue.All is every pack Sealmark ships)")
 	}
-	if err := cfg.addRows(); err != nil {
-		return nil, err
-	}
+	cfg.addOwn()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
