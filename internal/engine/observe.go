@@ -103,7 +103,11 @@ func (e *Engine) openObservers() error {
 	// On a signal the observers stop too: the files observer's watches and
 	// its private barrier directory go with them.
 	w.undo = cleanup.Add(e.closeObservers)
-	w.line = "tracking=" + strings.Join(tracking, "+") + " observers=files,loopback,upstream,process,sockets,size,limits,serverlog"
+	names := make([]string, 0, len(w.all)+1)
+	for _, o := range w.all {
+		names = append(names, o.Name())
+	}
+	w.line = "tracking=" + strings.Join(tracking, "+") + " observers=" + strings.Join(append(names, "serverlog"), ",")
 	if len(w.notes) > 0 {
 		w.line += "; " + strings.Join(w.notes, "; ")
 	}
