@@ -133,6 +133,13 @@ type Config struct {
 	// loopback host); "" means SEALMARK_DB_ADMIN_DSN, and without either
 	// the db pack is not applicable.
 	DBAdminDSN string
+	// Observers are the run's observers beyond the built-in ones (files,
+	// loopback, upstream, process, sockets, limits, size), in order: each
+	// is made once the sandbox is, begun before and collected after every
+	// probe as they are (Pass.Observed), closed with the run and named in
+	// the isolation line. Default none; a run without a sandbox makes
+	// none. (docs/adding-an-observer.md)
+	Observers []Observe
 	// Catalog is the packs the run may choose from, in run order
 	// (catalogue.All is every pack Sealmark ships); New refuses none.
 	Catalog []packs.Pack
