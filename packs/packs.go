@@ -114,6 +114,13 @@ type Pack struct {
 	// finding) does not leave every later probe without one. Off, a probe
 	// after the exit sees a dead server.
 	Relaunch bool
+	// GitLayout asks for the sandbox's git layout (root/repo,
+	// root/hostile, root-evil/repo, canary/remote.git: Sandbox.Git)
+	// before the pack's start: the sandbox is made with it when the pack
+	// is the first selected, else it is staged just before the pack's
+	// start, once the first start's surface shows the pack applies (it
+	// costs over a dozen git commands). The git pack's.
+	GitLayout bool
 	// Restarted are probes run once Probes have, on a start of their own:
 	// the pack's start is closed and the server started once more
 	// (without the canaries), so that they can compare that start with

@@ -129,7 +129,7 @@ func (e *Engine) runPack(ctx context.Context, t T, pk packs.Pack, h Hooks) {
 			return
 		}
 	}
-	if pk.Name == gitPack {
+	if pk.GitLayout {
 		e.stageGit()
 	}
 	starts := []packs.Start{{}}
