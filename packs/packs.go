@@ -25,9 +25,11 @@
 package packs
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 )
 
 // Probe is one rule and the function that checks it.
@@ -112,6 +114,34 @@ type Pack struct {
 	// finding) does not leave every later probe without one. Off, a probe
 	// after the exit sees a dead server.
 	Relaunch bool
+	// GitLayout asks for the sandbox's git layout (root/repo,
+	// root/hostile, root-evil/repo, canary/remote.git: Sandbox.Git)
+	// before the pack's start: the sandbox is made with it when the pack
+	// is the first selected, else it is staged just before the pack's
+	// start, once the first start's surface shows the pack applies (it
+	// costs over a dozen git commands). The git pack's.
+	GitLayout bool
+	// Restarted are probes run once Probes have, on a start of their own:
+	// the pack's start is closed and the server started once more
+	// (without the canaries), so that they can compare that start with
+	// the run's first (Pass.First): core's tool-drift. They are selected,
+	// listed and counted like Probes, after them. Nil means none.
+	Restarted []Probe
+	// StartLimits is the ID of the pack's probe that judges a process or
+	// memory limit no probe owned (core's resource-limits): a limit the
+	// server met while a start failed, before any probe ran, is graded
+	// as that probe's finding, in the failed start's pack entry. "" means
+	// none; the engine uses the first pack of its catalogue that names
+	// one.
+	StartLimits string
+	// Inherited names the SDK ("mcp-go v1.2.1") whose own behaviour a
+	// finding of the pack is, given the server's transport ("stdio",
+	// "http"), the result of its first start's server/discover or
+	// initialize as sent, the probe's ID and the finding's message as
+	// the report shows it; "" when the finding is its author's. The
+	// report labels the finding with it. Nil labels none
+	// (internal/catalogue gives core packs/inherit's calibration).
+	Inherited func(transport string, init json.RawMessage, probe, message string) string
 }
 
 // Start is one start of the server that a pack asks for (Pack.Starts).
@@ -161,7 +191,7 @@ func (pk Pack) Check() []error {
 		errs = append(errs, fmt.Errorf("pack %q: name is not kebab-case", pk.Name))
 	}
 	seenID, seenName := map[string]bool{}, map[string]bool{}
-	for i, pr := range pk.Probes {
+	for i, pr := range slices.Concat(pk.Probes, pk.Restarted) {
 		where := fmt.Sprintf("pack %s: probe %d (%s)", pk.Name, i, pr.Name)
 		if !ValidID(pr.ID) {
 			errs = append(errs, fmt.Errorf("%s: id %q is not of the form PACK-RULE", where, pr.ID))
@@ -182,6 +212,9 @@ func (pk Pack) Check() []error {
 		if pr.Run == nil {
 			errs = append(errs, fmt.Errorf("%s: no Run function", where))
 		}
+	}
+	if pk.StartLimits != "" && !slices.ContainsFunc(pk.Probes, func(pr Probe) bool { return pr.ID == pk.StartLimits }) {
+		errs = append(errs, fmt.Errorf("pack %s: StartLimits %q is none of its probes", pk.Name, pk.StartLimits))
 	}
 	return errs
 }

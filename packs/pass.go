@@ -35,6 +35,9 @@ type Pass struct {
 	Token   string // fresh and random for every probe; embed it in what the probe sends
 	Server  Server
 	Surface *Surface
+	// First is the surface of the run's first start (Surface itself on
+	// that start), to compare a later start with (Pack.Restarted).
+	First   *Surface
 	Sandbox *Sandbox // nil when the run has no sandbox
 	// HTTP is the HTTP server's endpoint, for probes that need raw
 	// requests (status codes, headers); nil for a stdio server.

@@ -266,30 +266,18 @@ func (c Config) engine(testFile string) (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	if len(c.Probes) > 0 {
-		ec.Rows, ec.RowsPack = sourced(c.Probes, testFile), c.rowsPack()
+		ec.Own, err = catalogue.Rows(c.rowsPack(), c.Probes, testFile)
 	} else {
-		ec.Rows = sourced(ec.Rows, filepath.Base(c.ConfigFile))
+		ec.Own, err = catalogue.Own(res.Settings, filepath.Base(c.ConfigFile))
+	}
+	if err != nil {
+		return engine.Config{}, err
 	}
 	ec.Active, ec.Version, ec.HintsAt, ec.Catalog = c.Active, Version, res.At, catalogue.All
 	return ec, nil
 }
 
 // kvs is a map as config entries, sorted by name.
-// sourced gives the rows that name no file of their own the file they are
-// written in, on a copy.
-func sourced(rows []table.Row, file string) []table.Row {
-	if len(rows) == 0 || file == "" || file == "." {
-		return rows
-	}
-	out := slices.Clone(rows)
-	for i := range out {
-		if out[i].Source == "" {
-			out[i].Source = file
-		}
-	}
-	return out
-}
-
 func kvs(m map[string]string) []config.KV {
 	names := make([]string, 0, len(m))
 	for name := range m {

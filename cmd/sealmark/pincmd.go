@@ -98,7 +98,7 @@ func pinCmd(args []string, stdout, stderr io.Writer) int {
 	// Only the tool list is needed: core's start reads it, and tool-pin,
 	// without a lock, runs nothing against the server.
 	cfg.Packs, cfg.OnlyProbes, cfg.SkipProbes = []string{"core"}, []string{"core/tool-pin"}, nil
-	cfg.Rows, cfg.Baseline, cfg.Lock = nil, nil, nil
+	cfg.Own, cfg.Baseline, cfg.Lock = nil, nil, nil
 	e, err := engine.New(cfg)
 	if err != nil {
 		return usageErr("%v", err)

@@ -243,9 +243,13 @@ func configFile(f *runFlags) string {
 }
 
 // engineConfig turns resolved settings into the engine's Config, the same
-// way sealmarktest does (engine.FromSettings).
+// way sealmarktest does (engine.FromSettings, and the catalogue's packs and
+// the user's own).
 func engineConfig(res *config.Resolved, log io.Writer) (engine.Config, error) {
 	cfg, err := engine.FromSettings(res.Settings)
+	if err == nil {
+		cfg.Own, err = catalogue.Own(res.Settings, "")
+	}
 	cfg.Log, cfg.Version, cfg.Catalog = log, version, catalogue.All
 	cfg.HintsAt = res.At
 	return cfg, err

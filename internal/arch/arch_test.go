@@ -3,9 +3,12 @@ package arch
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -97,10 +100,7 @@ func isPack(pkg string) bool {
 // with why. The test fails when one of them is gone too, so the list
 // stays true.
 var pending = map[string]string{
-	"internal/config -> packs/table":   "sealmark.yaml's probes: are parsed into the table pack's rows",
-	"internal/engine -> packs/table":   "the engine makes Config.Rows the table pack",
-	"internal/engine -> packs/inherit": "the engine labels findings the server's SDK gives by itself",
-	"internal/engine -> packs/core":    "the drift check and the tool pin are core's but run by the engine",
+	"internal/config -> packs/table": "sealmark.yaml's probes: are parsed into the table pack's rows",
 }
 
 func rank(pkg string) (int, bool) {
@@ -201,22 +201,7 @@ func TestImportsPointDown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"...").Output()
-	require.NoError(t, err)
-	graph := map[string][]string{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		pkg := ours(fields[0])
-		graph[pkg] = []string{}
-		for _, imp := range fields[1:] {
-			if strings.HasPrefix(imp+"/", module) {
-				graph[pkg] = append(graph[pkg], ours(imp))
-			}
-		}
-	}
-	require.NoError(t, sc.Err())
+	graph := importGraph(t)
 	deps, err := exec.Command("go", "list", "-deps", module+"cmd/sealmark").Output()
 	require.NoError(t, err)
 	var binary []string
@@ -235,6 +220,59 @@ func TestImportsPointDown(t *testing.T) {
 		if _, still := found[edge]; !still {
 			t.Errorf("pending %q (%s) is gone: remove it from pending", edge, why)
 		}
+	}
+}
+
+// importGraph is every package's own imports of the module (go list,
+// tests excluded), both relative to the module; args go to go list before
+// the packages (-overlay).
+func importGraph(t *testing.T, args ...string) map[string][]string {
+	t.Helper()
+	args = append(append([]string{"list", "-f", `{{.ImportPath}} {{join .Imports " "}}`}, args...), module+"...")
+	out, err := exec.Command("go", args...).Output()
+	require.NoError(t, err)
+	graph := map[string][]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		pkg := ours(fields[0])
+		graph[pkg] = []string{}
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp+"/", module) {
+				graph[pkg] = append(graph[pkg], ours(imp))
+			}
+		}
+	}
+	require.NoError(t, sc.Err())
+	return graph
+}
+
+// TestThrowawayImportFails adds a throwaway file to the engine that
+// imports a pack (go list -overlay: the tree is not touched) and reads the
+// import graph as TestImportsPointDown does: the edge is caught as a
+// breach of "the engine knows no pack by name", which pending excuses
+// for no pack. Without the file the engine imports no pack.
+func TestThrowawayImportFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "throwaway.go")
+	require.NoError(t, os.WriteFile(src, []byte("package engine\n\nimport _ \""+module+"packs/core\"\n"), 0o644))
+	engineDir, err := filepath.Abs("../engine")
+	require.NoError(t, err)
+	overlay, err := json.Marshal(map[string]any{"Replace": map[string]string{filepath.Join(engineDir, "zz_throwaway.go"): src}})
+	require.NoError(t, err)
+	overlayFile := filepath.Join(dir, "overlay.json")
+	require.NoError(t, os.WriteFile(overlayFile, overlay, 0o644))
+
+	const edge = "internal/engine -> packs/core"
+	got := violations(importGraph(t, "-overlay", overlayFile), nil)
+	assert.Contains(t, got[edge], "the engine knows no pack by name")
+	assert.NotContains(t, pending, edge, "the breach is excused")
+	for e := range violations(importGraph(t), nil) {
+		assert.False(t, strings.HasPrefix(e, "internal/engine -> packs/"), "without the throwaway file: %s", e)
 	}
 }
 
@@ -260,14 +298,19 @@ func TestViolations(t *testing.T) {
 	}
 	require.Empty(t, violations(good, []string{"internal/engine", "packs/git"}))
 	for edge, want := range map[string]string{
-		"packs/git -> internal/report":        "of its own layer",
-		"packs/git -> internal/config":        "of its own layer",
-		"packs/git -> internal/launch":        "a pack imports only packs",
-		"packs/git -> packs/fs":               "of its own layer",
-		"internal/config -> packs/table":      "of its own layer",
-		"internal/config -> packs":            "",
-		"packs -> internal/engine":            "imports point down",
-		"internal/report -> internal/fixture": "for tests only",
+		"packs/git -> internal/report":               "of its own layer",
+		"packs/git -> internal/config":               "of its own layer",
+		"packs/git -> internal/launch":               "a pack imports only packs",
+		"packs/git -> packs/fs":                      "of its own layer",
+		"internal/engine -> packs/core":              "the engine knows no pack by name",
+		"internal/engine -> packs/inherit":           "the engine knows no pack by name",
+		"internal/engine -> packs/table":             "the engine knows no pack by name",
+		"internal/engine -> internal/catalogue":      "of its own layer",
+		"internal/engine -> packs/internal/packtest": "for tests only",
+		"internal/config -> packs/table":             "of its own layer",
+		"internal/config -> packs":                   "",
+		"packs -> internal/engine":                   "imports point down",
+		"internal/report -> internal/fixture":        "for tests only",
 	} {
 		from, to, _ := strings.Cut(edge, " -> ")
 		got := violations(map[string][]string{from: {to}}, nil)

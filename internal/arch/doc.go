@@ -13,5 +13,7 @@
 // named base helpers; the engine imports no pack by name; the
 // configuration imports no pack. Fixture servers and test helpers are for
 // tests only: no release package imports them. TestViolations proves the
-// checker on throwaway import graphs.
+// checker on throwaway import graphs, and TestThrowawayImportFails the
+// whole test on a throwaway file in the engine that imports a pack (a go
+// list overlay: the tree is not touched).
 package arch

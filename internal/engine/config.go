@@ -14,7 +14,6 @@ import (
 	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/table"
 )
 
 // Config is one run's settings, resolved by a front end. The zero value of
@@ -134,14 +133,21 @@ type Config struct {
 	// loopback host); "" means SEALMARK_DB_ADMIN_DSN, and without either
 	// the db pack is not applicable.
 	DBAdminDSN string
+	// Observers are the run's observers beyond the built-in ones (files,
+	// loopback, upstream, process, sockets, limits, size), in order: each
+	// is made once the sandbox is, begun before and collected after every
+	// probe as they are (Pass.Observed), closed with the run and named in
+	// the isolation line. Default none; a run without a sandbox makes
+	// none. (docs/adding-an-observer.md)
+	Observers []Observe
 	// Catalog is the packs the run may choose from, in run order
 	// (catalogue.All is every pack Sealmark ships); New refuses none.
 	Catalog []packs.Pack
-	// Rows are the user's own table-driven probes (packs/table), run as a
-	// pack of their own named RowsPack (default "mine") after the others;
-	// naming that pack in Packs runs it once.
-	Rows     []table.Row
-	RowsPack string
+	// Own is the user's own probes as a pack (sealmark.yaml's probes:
+	// rows or sealmarktest.Config.Probes, made one by catalogue.Rows), run
+	// after the catalogue's packs; naming it in Packs runs it once. Nil
+	// means none.
+	Own *packs.Pack
 	// Hints are per pack free-form keys the pack validates (hints: in
 	// sealmark.yaml); Pack.Prepare and Pack.Starts get their pack's. The fs pack's are tool
 	// name → {role, path, to} (see fs.ParseHints), replacing its guess for
@@ -277,34 +283,24 @@ func (c *Config) Validate() error {
 	return c.prepare()
 }
 
-func (c *Config) rowsPack() string {
-	if c.RowsPack != "" {
-		return c.RowsPack
-	}
-	return config.UserPack
-}
-
-// addRows makes the user's rows a pack at the end of the catalog, selected
+// addOwn puts the user's own pack at the end of the catalog, selected
 // once when Packs names packs.
-func (c *Config) addRows() error {
-	if len(c.Rows) == 0 {
-		return nil
+func (c *Config) addOwn() {
+	if c.Own == nil {
+		return
 	}
-	pk, err := table.Pack(c.rowsPack(), c.Rows)
-	if err != nil {
-		return fmt.Errorf("probes: %v", err)
+	c.Catalog = append(slices.Clone(c.catalog()), *c.Own)
+	if len(c.Packs) > 0 && !slices.Contains(c.Packs, c.Own.Name) {
+		c.Packs = append(slices.Clone(c.Packs), c.Own.Name)
 	}
-	c.Catalog = append(slices.Clone(c.catalog()), pk)
-	if len(c.Packs) > 0 && !slices.Contains(c.Packs, pk.Name) {
-		c.Packs = append(slices.Clone(c.Packs), pk.Name)
-	}
-	return nil
 }
 
 // FromSettings is the one way a front end makes the engine's Config: the
 // CLI from its layered settings (config.Resolve), sealmarktest from its
-// Config (and the sealmark.yaml it names). Log and Version are the front
-// end's to set; Active too (it has no file or environment form).
+// Config (and the sealmark.yaml it names). It makes all but the packs:
+// Catalog (catalogue.All) and the user's rows of Settings.Probes
+// (catalogue.Own) are the front end's to give, with Log and Version;
+// Active too (it has no file or environment form).
 func FromSettings(s config.Settings) (Config, error) {
 	if s.URL != "" && s.Command != "" {
 		return Config{}, errors.New("server.command and server.url: an HTTP server the harness starts is given as server.start (--start), not as the command")
@@ -328,11 +324,6 @@ func FromSettings(s config.Settings) (Config, error) {
 	}
 	for _, fl := range s.Files {
 		cfg.Files = append(cfg.Files, File{Path: fl.Path, Content: fl.Content})
-	}
-	if len(s.Probes) > 0 {
-		if cfg.Rows, err = table.Rows(s.Probes); err != nil {
-			return Config{}, fmt.Errorf("probes: %v", err)
-		}
 	}
 	if s.Baseline != "" {
 		if cfg.Baseline, err = report.LoadBaseline(s.Baseline); err != nil {

@@ -104,9 +104,7 @@ func New(cfg Config) (*Engine, error) {
 	if len(cfg.Catalog) == 0 {
 		return nil, errors.New("no packs to choose from: Config.Catalog is empty (catalogue.All is every pack Sealmark ships)")
 	}
-	if err := cfg.addRows(); err != nil {
-		return nil, err
-	}
+	cfg.addOwn()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -206,15 +204,15 @@ func (e *Engine) Packs() []packs.Pack {
 	return e.cfg.selected(out)
 }
 
-// wantsGit reports whether the sandbox is made with the git pack's
-// repositories at once: the configuration names {repo}, or the git pack is
-// the first selected pack (no start before it shows whether it applies).
-// Otherwise a run that selects the git pack stages them just before the
-// git pack's start, once the first start's surface shows that it applies
-// (stageGit): they cost over a dozen git commands, so runs whose server
-// has no git tool go without.
+// wantsGit reports whether the sandbox is made with the git layout at
+// once: the configuration names {repo}, or the first selected pack asks
+// for the layout (Pack.GitLayout: no start before it shows whether it
+// applies). Otherwise a run that selects such a pack (the git pack)
+// stages it just before that pack's start, once the first start's
+// surface shows that it applies (stageGit): it costs over a dozen git
+// commands, so runs whose server has no git tool go without.
 func (e *Engine) wantsGit() bool {
-	if ps := e.Packs(); len(ps) > 0 && ps[0].Name == gitPack {
+	if ps := e.Packs(); len(ps) > 0 && ps[0].GitLayout {
 		return true
 	}
 	texts := append([]string{e.cfg.Start, e.cfg.URL}, e.cfg.Args...)

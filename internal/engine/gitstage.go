@@ -1,11 +1,9 @@
 package engine
 
-// gitPack is the name of the pack whose start needs the sandbox's git
-// layout (root/repo, root/hostile, root-evil/repo, canary/remote.git).
-const gitPack = "git"
-
-// stageGit makes the git pack's layout in the sandbox before the git
-// pack's start, when open left it out (see wantsGit). The files observer
+// stageGit makes the git layout in the sandbox (root/repo, root/hostile,
+// root-evil/repo, canary/remote.git) before the start of a pack that asks
+// for it (Pack.GitLayout: the git pack's), when open left it out (see
+// wantsGit). The files observer
 // must not take the harness's own writes for the server's: what changed
 // while no probe ran before the staging goes to the timeline, as Pack
 // would put it there, and the staging's own changes are collected and

@@ -45,6 +45,7 @@ func TestGitLayoutStagedOnlyWhenGitApplies(t *testing.T) {
 			}
 			gitLike := look("git", &during)
 			gitLike.Applies = func(*packs.Surface) (bool, string) { return applies, "no git tool" }
+			gitLike.GitLayout = true
 			cfg := fixtureConfig(t, "")
 			cfg.Catalog = []packs.Pack{look("first", &before), gitLike, look("last", &after)}
 			e, err := engine.New(cfg)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
@@ -89,10 +90,11 @@ var (
 func TestLimitMetInAProbe(t *testing.T) {
 	t.Parallel()
 	limitsHere(t)
-	rows := []table.Row{
+	own, err := catalogue.Rows("mine", []table.Row{
 		{Name: "first-call", Tool: "read_note", Args: map[string]any{"name": "a"}, Expect: []table.Expect{table.Succeeds()}},
 		{Name: "second-call", Tool: "read_note", Args: map[string]any{"name": "b"}, Expect: []table.Expect{table.Succeeds()}},
-	}
+	}, "")
+	require.NoError(t, err)
 	cases := []struct {
 		flaws, want string
 		sev         packs.Severity
@@ -105,7 +107,7 @@ func TestLimitMetInAProbe(t *testing.T) {
 	var cfgs []engine.Config
 	for _, c := range cases {
 		cfg := fixtureConfig(t, c.flaws)
-		cfg.Rows, cfg.Packs = rows, []string{"mine"}
+		cfg.Own, cfg.Packs = own, []string{"mine"}
 		cfgs = append(cfgs, cfg)
 	}
 	reps := limitRuns(t, cfgs)

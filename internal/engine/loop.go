@@ -14,7 +14,6 @@ import (
 
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/core"
 )
 
 // T is the part of testing.T the run loop needs: one step of a run (the
@@ -51,8 +50,8 @@ func (e *Engine) Run(ctx context.Context, h Hooks) *report.Report {
 // RunT is the one run loop, behind both front doors. It opens the sandbox,
 // runs each selected pack as a step of t (each start of a pack that asks
 // for several as a step of the pack's, each probe as a step of its start's),
-// checks for drift as core's last step, closes the run and applies the
-// baseline. A server that does not start fails the step of the pack that
+// runs a pack's restarted probes (core's drift check) on a start of their
+// own after its others, closes the run and applies the baseline. A server that does not start fails the step of the pack that
 // tried and skips every later pack ("server did not start (see core)"); a
 // pack that does not apply is skipped with why, and recorded as not
 // covered. ctx cancels the run: the steps after it do not run and the
@@ -130,7 +129,7 @@ func (e *Engine) runPack(ctx context.Context, t T, pk packs.Pack, h Hooks) {
 			return
 		}
 	}
-	if pk.Name == gitPack {
+	if pk.GitLayout {
 		e.stageGit()
 	}
 	starts := []packs.Start{{}}
@@ -198,7 +197,8 @@ func checkStarts(starts []packs.Start) error {
 }
 
 // runStart starts the server for one start of pk and runs pk's probes on
-// it; after core's, it runs the drift check on a start of its own.
+// it; then its Restarted probes (core's drift check) on a start of their
+// own.
 func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Start, h Hooks) {
 	if st.Close != nil {
 		defer st.Close()
@@ -268,18 +268,11 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 			e.show(t, probe, res)
 		})
 	}
-	if pk.Name != core.Pack.Name || ctx.Err() != nil || !e.cfg.selects(core.Pack.Name, driftName, driftID) {
+	if len(pk.Restarted) == 0 || ctx.Err() != nil {
 		return
 	}
-	pr.Close() // the drift check's start is the only server running
-	drift := e.driftProbe()
-	t.Run(drift.Name, func(t T) {
-		res := e.checkDrift(ctx, pk, pr.idx)
-		if h.Probe != nil {
-			h.Probe(pk.Name, res)
-		}
-		e.show(t, drift, res)
-	})
+	pr.Close() // the restarted probes' start is the only server running
+	e.runRestarted(ctx, t, pk, pr.idx, h)
 }
 
 // skipUnstarted skips pk when an earlier start of the run failed before any

@@ -17,7 +17,13 @@ import (
 	"github.com/sealmark/sealmark/observers/size"
 	"github.com/sealmark/sealmark/observers/sockets"
 	"github.com/sealmark/sealmark/observers/upstream"
+	"github.com/sealmark/sealmark/packs"
 )
+
+// Observe makes one observer of the run once its sandbox is made
+// (Config.Observers), given the sandbox's directories. Its error stops the
+// run before anything starts, as a built-in observer's does.
+type Observe func(sb *packs.Sandbox) (observers.Observer, error)
 
 // watch is the run's observers. It exists only with a sandbox.
 type watch struct {
@@ -100,10 +106,21 @@ func (e *Engine) openObservers() error {
 	w.limits = limits.New(limits.Options{MaxProcs: e.cfg.MaxProcs, MaxMemory: int64(e.cfg.MaxMemoryMiB) << 20})
 	w.all = append(w.all, w.limits)
 	w.all = append(w.all, size.Start(size.Options{Top: e.sb.Top, MaxBytes: int64(e.cfg.MaxMiB) << 20, OnExceed: e.sizeExceeded, Estimate: fo.Allocated, Quota: e.sb.Quota > 0}))
+	for i, observe := range e.cfg.Observers {
+		o, err := observe(e.sandboxView())
+		if err != nil {
+			return fmt.Errorf("observer %d of Config.Observers: %v", i+1, err)
+		}
+		w.all = append(w.all, o)
+	}
 	// On a signal the observers stop too: the files observer's watches and
 	// its private barrier directory go with them.
 	w.undo = cleanup.Add(e.closeObservers)
-	w.line = "tracking=" + strings.Join(tracking, "+") + " observers=files,loopback,upstream,process,sockets,size,limits,serverlog"
+	names := make([]string, 0, len(w.all)+1)
+	for _, o := range w.all {
+		names = append(names, o.Name())
+	}
+	w.line = "tracking=" + strings.Join(tracking, "+") + " observers=" + strings.Join(append(names, "serverlog"), ",")
 	if len(w.notes) > 0 {
 		w.line += "; " + strings.Join(w.notes, "; ")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
+	"github.com/sealmark/sealmark/packs/core"
 )
 
 // observedRun runs the core pack against the fixture with flaws and extra
@@ -140,7 +141,7 @@ func TestRugPullIsDrift(t *testing.T) {
 	nothing := []packs.Probe{{ID: "TEST-NOTHING", Name: "nothing", Doc: "checks nothing", Run: func(*packs.Pass) {}}}
 	for flaws, want := range map[string]bool{"rug-pull": true, "": false, "start-defaults": false, "start-defaults,rug-pull": true} {
 		cfg := fixtureConfig(t, flaws)
-		cfg.Catalog = []packs.Pack{{Name: "core", Doc: "stands for core", Probes: nothing}, {Name: "later", Doc: "a later pack", Probes: nothing}}
+		cfg.Catalog = []packs.Pack{{Name: "core", Doc: "stands for core", Probes: nothing, Restarted: core.Pack.Restarted}, {Name: "later", Doc: "a later pack", Probes: nothing}}
 		e, err := engine.New(cfg)
 		require.NoError(t, err)
 		rep := e.Run(context.Background(), engine.Hooks{})

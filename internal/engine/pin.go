@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/sealmark/sealmark/internal/pin"
-	"github.com/sealmark/sealmark/packs/core"
 )
 
 // Lock is the lock of the tool list the run's first start read (what
@@ -24,7 +23,7 @@ func (e *Engine) Lock() (pin.Lock, error) {
 	case s.ToolsError != "":
 		return pin.Lock{}, fmt.Errorf("the server's tool list was not read completely: %s", e.redactor.String(s.ToolsError))
 	}
-	return core.Lock(s, e.redactor.String), nil
+	return s.Lock(e.redactor.String), nil
 }
 
 // DefaultLock is the lock a run reads when none is named (lock:, --lock):

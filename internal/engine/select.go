@@ -9,14 +9,6 @@ import (
 	"github.com/sealmark/sealmark/internal/config"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/core"
-)
-
-// driftName and driftID name core's drift check, a step of the engine's
-// own (see driftProbe) that --probes selects like any probe.
-const (
-	driftName = "tool-drift"
-	driftID   = "CORE-DRIFT"
 )
 
 // probeMatches reports whether one of globs (path.Match patterns) matches
@@ -38,22 +30,27 @@ func (c *Config) selects(pack, name, id string) bool {
 		!probeMatches(c.SkipProbes, pack, name, id)
 }
 
-// selected narrows the packs to the probes the selection keeps, dropping a
-// pack none of whose probes it keeps (core stays while its drift check
-// does).
+// selected narrows the packs to the probes the selection keeps, Probes
+// and Restarted, dropping a pack none of whose probes it keeps.
 func (c *Config) selected(pks []packs.Pack) []packs.Pack {
 	if len(c.OnlyProbes) == 0 && len(c.SkipProbes) == 0 {
 		return pks
 	}
 	var out []packs.Pack
 	for _, pk := range pks {
-		pk.Probes = slices.DeleteFunc(slices.Clone(pk.Probes), func(p packs.Probe) bool { return !c.selects(pk.Name, p.Name, p.ID) })
-		if len(pk.Probes) > 0 || pk.Name == "core" && c.selects("core", driftName, driftID) {
+		drop := func(p packs.Probe) bool { return !c.selects(pk.Name, p.Name, p.ID) }
+		pk.Probes = slices.DeleteFunc(slices.Clone(pk.Probes), drop)
+		pk.Restarted = slices.DeleteFunc(slices.Clone(pk.Restarted), drop)
+		if probeTotal(pk) > 0 {
 			out = append(out, pk)
 		}
 	}
 	return out
 }
+
+// probeTotal is how many probes one start of pk runs: its Probes and its
+// Restarted ones.
+func probeTotal(pk packs.Pack) int { return len(pk.Probes) + len(pk.Restarted) }
 
 // checkSelection refuses a --probes or --skip-probes pattern that matches
 // no probe of the catalog, naming the nearest probe.
@@ -61,13 +58,11 @@ func (c *Config) checkSelection() error {
 	var known []string
 	probes := map[string][3]string{}
 	for _, pk := range c.catalog() {
-		for _, p := range pk.Probes {
+		for _, p := range slices.Concat(pk.Probes, pk.Restarted) {
 			known = append(known, pk.Name+"/"+p.Name)
 			probes[pk.Name+"/"+p.Name] = [3]string{pk.Name, p.Name, p.ID}
 		}
 	}
-	known = append(known, "core/"+driftName)
-	probes["core/"+driftName] = [3]string{"core", driftName, driftID}
 	var errs []string
 	for _, set := range []struct {
 		flag  string
@@ -90,7 +85,7 @@ func (c *Config) checkSelection() error {
 }
 
 // probeCount is how many probes the run's packs hold after the probe
-// selection, and before it (the drift check counted with core).
+// selection, and before it (Restarted ones counted too).
 func (e *Engine) probeCount() (n, all int) {
 	c := e.cfg
 	sel := c.OnlyProbes != nil || c.SkipProbes != nil
@@ -98,7 +93,7 @@ func (e *Engine) probeCount() (n, all int) {
 	count := func(pks []packs.Pack) int {
 		k := 0
 		for _, pk := range pks {
-			k += len(pk.Probes)
+			k += probeTotal(pk)
 		}
 		return k
 	}
@@ -110,18 +105,10 @@ func (e *Engine) probeCount() (n, all int) {
 		}
 	}
 	all = count(pks)
-	if slices.ContainsFunc(pks, func(pk packs.Pack) bool { return pk.Name == "core" }) {
-		all++
-	}
 	if !sel {
 		return all, all
 	}
-	kept := e.cfg.selected(pks)
-	n = count(kept)
-	if slices.ContainsFunc(kept, func(pk packs.Pack) bool { return pk.Name == "core" }) && e.cfg.selects("core", driftName, driftID) {
-		n++
-	}
-	return n, all
+	return count(e.cfg.selected(pks)), all
 }
 
 // Listed is one probe of the catalog, with its pack.
@@ -131,8 +118,9 @@ type Listed struct {
 }
 
 // Catalog lists the probes of the packs of cat named in only (every pack
-// when empty), in run order, core's drift check after core's probes: what
-// sealmark list shows and --probes selects from.
+// when empty), in run order, a pack's Restarted probes after its others
+// (core's drift check last of core's): what sealmark list shows and
+// --probes selects from.
 func Catalog(cat []packs.Pack, only []string) ([]Listed, error) {
 	var out []Listed
 	seen := map[string]bool{}
@@ -141,11 +129,8 @@ func Catalog(cat []packs.Pack, only []string) ([]Listed, error) {
 		if len(only) > 0 && !slices.Contains(only, pk.Name) {
 			continue
 		}
-		for _, p := range pk.Probes {
+		for _, p := range slices.Concat(pk.Probes, pk.Restarted) {
 			out = append(out, Listed{Pack: pk.Name, Probe: p})
-		}
-		if pk.Name == "core" {
-			out = append(out, Listed{Pack: "core", Probe: (&Engine{}).driftProbe()})
 		}
 	}
 	for _, name := range only {
@@ -183,19 +168,15 @@ func (pr *packRun) notApplicable(probe packs.Probe, why string) report.Probe {
 }
 
 // Planned is the number of probe results one start of the pack called
-// name reports in this run: its probes the selection keeps, and core's
-// drift check when kept; 0 when the run has no such pack. A pack started
-// once per role reports that many per start.
+// name reports in this run: its probes the selection keeps, Restarted ones
+// too (core's drift check); 0 when the run has no such pack. A pack
+// started once per role reports that many per start.
 func (e *Engine) Planned(name string) int {
 	for _, pk := range e.Packs() {
 		if pk.Name != name {
 			continue
 		}
-		n := len(pk.Probes)
-		if pk.Name == core.Pack.Name && e.cfg.selects(core.Pack.Name, driftName, driftID) {
-			n++
-		}
-		return n
+		return probeTotal(pk)
 	}
 	return 0
 }

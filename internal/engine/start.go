@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -18,7 +19,6 @@ import (
 	"github.com/sealmark/sealmark/internal/session"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/inherit"
 )
 
 // StartError is a server start that failed: the process did not start, did
@@ -337,7 +337,7 @@ func (pr *packRun) attempt(ctx context.Context, probe packs.Probe, scale int) (r
 		pctx, cancel := context.WithTimeoutCause(ctx, time.Duration(scale)*e.cfg.ProbeTimeout, errProbeDeadline)
 		defer cancel()
 		p := &packs.Pass{
-			Ctx: pctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface,
+			Ctx: pctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface, First: e.firstSurface(),
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
 			CallTimeout: time.Duration(scale) * e.cfg.CallTimeout, Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
 			Listener6: e.listener6(), Install: e.install, Lock: e.cfg.Lock, Redact: e.redactor.String,
@@ -382,7 +382,7 @@ func (pr *packRun) attempt(ctx context.Context, probe packs.Probe, scale int) (r
 					res.Reason += fmt.Sprintf("; %d finding(s) it reported are not judged", len(dropped))
 				}
 				addLimitFindings(&res, limitFindings(probe.Name, res.Observations))
-				e.fingerprint(probe.ID, &res)
+				e.fingerprint(pr.pack, probe.ID, &res)
 			}
 			res.Millis = time.Since(start).Milliseconds()
 			// Not retried: the probe already had timeouts.probe (5 minutes
@@ -406,27 +406,30 @@ func (pr *packRun) attempt(ctx context.Context, probe packs.Probe, scale int) (r
 		addLimitFindings(&res, limitFindings(probe.Name, res.Observations))
 	}
 	res.Millis = time.Since(start).Milliseconds()
-	e.fingerprint(probe.ID, &res)
+	e.fingerprint(pr.pack, probe.ID, &res)
 	return res, timed
 }
 
 // fingerprint caps res's findings and gives each the fingerprint Finalize
 // would give, known now so that a baseline can accept the finding while
 // the run goes on, and labels those that are the server's SDK's own
-// behaviour (packs/inherit) with the SDK.
-func (e *Engine) fingerprint(id string, res *report.Probe) {
+// behaviour with the SDK, as pk, the probe's pack, tells (Pack.Inherited).
+func (e *Engine) fingerprint(pk packs.Pack, id string, res *report.Probe) {
 	capped := len(res.Findings) > MaxProbeFindings
 	res.Findings = capFindings(res.Findings, MaxProbeFindings)
 	e.mu.Lock()
-	server := inherit.Server{Transport: e.rep.Protocol.Transport}
+	transport := e.rep.Protocol.Transport
+	var init json.RawMessage
 	if e.surface != nil {
-		server.Init = e.surface.Init.Result
+		init = e.surface.Init.Result
 	}
 	e.mu.Unlock()
 	for i := range res.Findings {
 		f := &res.Findings[i]
 		f.Fingerprint = report.Fingerprint(id, e.redactor.String(f.Message))
-		f.Inherited = inherit.Label(server, id, inherit.Finding{Message: e.redactor.String(f.Message)})
+		if pk.Inherited != nil {
+			f.Inherited = pk.Inherited(transport, init, id, e.redactor.String(f.Message))
+		}
 	}
 	if capped {
 		// The aggregate's count varies from run to run; its fingerprint

@@ -96,9 +96,10 @@ func TestPackStartsNotApplicable(t *testing.T) {
 func TestOwnPackNamedOnce(t *testing.T) {
 	self, err := os.Executable()
 	require.NoError(t, err)
-	rows := []table.Row{{Name: "reads", Tool: "read_note", Expect: []table.Expect{table.Succeeds()}}}
+	own, err := catalogue.Rows("mine", []table.Row{{Name: "reads", Tool: "read_note", Expect: []table.Expect{table.Succeeds()}}}, "")
+	require.NoError(t, err)
 	for _, sel := range [][]string{{"mine"}, {"core", "mine"}, {"mine", "mine"}} {
-		e, err := engine.New(engine.Config{Catalog: catalogue.All, Command: self, Packs: sel, Rows: rows})
+		e, err := engine.New(engine.Config{Catalog: catalogue.All, Command: self, Packs: sel, Own: own})
 		require.NoError(t, err)
 		var names []string
 		for _, p := range e.Packs() {

@@ -33,7 +33,7 @@ func (o *Options) useLock(cfg *engine.Config, name string) error {
 	}
 	if o.Pin {
 		cfg.Packs, cfg.OnlyProbes, cfg.SkipProbes = []string{"core"}, []string{"core/tool-pin"}, nil
-		cfg.Rows, cfg.Baseline, cfg.Lock = nil, nil, nil
+		cfg.Own, cfg.Baseline, cfg.Lock = nil, nil, nil
 		return nil
 	}
 	l, err := pin.Read(pin.FileFor(o.LockDir, name))

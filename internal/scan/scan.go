@@ -182,6 +182,9 @@ func runOne(ctx context.Context, e Entry, o *Options, log, sweep io.Writer) Resu
 		return fail(err)
 	}
 	cfg, err := engine.FromSettings(resolved.Settings)
+	if err == nil {
+		cfg.Own, err = catalogue.Own(resolved.Settings, "")
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -22,7 +22,10 @@
 // version-negotiation, which sends a second initialize, on which a server
 // may reset its session, so it is the last probe that talks to the server.
 // exits-on-stdin-close ends the session: only probes that judge what was
-// already captured come after it.
+// already captured come after it. tool-drift (Pack.Restarted) runs last,
+// on a start of its own, and compares its tool list with the first
+// start's; resource-limits also grades a limit met while a start failed
+// (Pack.StartLimits).
 package core
 
 import "github.com/sealmark/sealmark/packs"
@@ -90,4 +93,6 @@ var Pack = packs.Pack{
 		wireMessages,
 		secretEcho,
 	},
+	Restarted:   []packs.Probe{toolDrift},
+	StartLimits: resourceLimits.ID,
 }

@@ -1,10 +1,6 @@
 package core
 
 import (
-	"encoding/json"
-	"fmt"
-	"time"
-
 	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -29,7 +25,7 @@ var toolPin = packs.Probe{
 			p.Inconclusive("the tool list was not read completely, so it cannot be compared with the lock: %s", p.Surface.ToolsError)
 			return
 		}
-		cur := Lock(p.Surface, p.Redact)
+		cur := p.Surface.Lock(p.Redact)
 		changes := pin.Compare(*p.Lock, cur)
 		for _, c := range changes {
 			f := p.Reportf("%s (sealmark pin --update accepts it)", c.Summary())
@@ -53,48 +49,3 @@ var toolPin = packs.Probe{
 // the rug-pull class (what the user approved now does something else), an
 // added tool is new surface nobody reviewed, a removed one only narrows it.
 var pinSeverity = map[pin.Kind]packs.Severity{pin.Changed: packs.High, pin.Added: packs.Medium, pin.Removed: packs.Low}
-
-// Lock pins the surface's tool list, every text passed through redact
-// first (nil: none), so that the lock holds no secret and no path of the
-// run that read it. sealmark pin writes it; tool-pin compares it.
-func Lock(s *packs.Surface, redact func(string) string) pin.Lock {
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
-	red := func(raw json.RawMessage) json.RawMessage {
-		if len(raw) == 0 {
-			return nil
-		}
-		return json.RawMessage(redact(string(raw)))
-	}
-	defs := make([]pin.Definition, 0, len(s.Tools))
-	for _, t := range s.Tools {
-		defs = append(defs, pin.Definition{
-			Name: redact(t.Name), Description: redact(t.Description),
-			InputSchema: red(t.InputSchema), Annotations: red(annotations(t)),
-		})
-	}
-	return pin.New(pin.Server{Name: redact(s.Init.Server.Name), Version: redact(s.Init.Server.Version)}, defs, time.Now())
-}
-
-// annotations is the tool's annotations as the server sent them (every
-// key, not only the hints Sealmark reads), or nil when it sent none.
-func annotations(t packs.Tool) json.RawMessage {
-	if len(t.Raw) > 0 {
-		var raw struct {
-			Annotations json.RawMessage `json:"annotations"`
-		}
-		if err := json.Unmarshal(t.Raw, &raw); err == nil {
-			return raw.Annotations
-		}
-	}
-	a := t.Annotations
-	if a.Title == "" && a.ReadOnlyHint == nil && a.DestructiveHint == nil {
-		return nil
-	}
-	b, err := json.Marshal(a)
-	if err != nil {
-		panic(fmt.Sprintf("core: annotations: %v", err)) // a struct of strings and bools
-	}
-	return b
-}

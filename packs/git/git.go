@@ -19,6 +19,7 @@ func newPack() packs.Pack {
 			}
 			return false, fmt.Sprintf("no git tool: none of the %d tools is named for git or a git operation, or takes a repository argument", len(s.Tools))
 		},
+		GitLayout: true,
 	}
 	for _, pl := range places {
 		pk.Probes = append(pk.Probes, escapeProbe(pl))

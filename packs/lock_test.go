@@ -1,4 +1,4 @@
-package core_test
+package packs_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/sealmark/sealmark/internal/pin"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/core"
 )
 
 // Lock pins every annotation the server sent, not only the hints Sealmark
@@ -27,8 +26,8 @@ func TestLockPinsRawAnnotationsRedacted(t *testing.T) {
 	redact := func(s string) string {
 		return strings.NewReplacer("sk-secret-1", "<redacted>", "sk-secret-2", "<redacted>", "/tmp/sb-123", "{sandbox}", "/tmp/sb-456", "{sandbox}").Replace(s)
 	}
-	a := core.Lock(surface(`{"openWorldHint":false}`, "Fetch with key sk-secret-1"), redact)
-	b := core.Lock(surface(`{"openWorldHint":true}`, "Fetch with key sk-secret-2"), redact)
+	a := surface(`{"openWorldHint":false}`, "Fetch with key sk-secret-1").Lock(redact)
+	b := surface(`{"openWorldHint":true}`, "Fetch with key sk-secret-2").Lock(redact)
 	assert.Equal(t, "Fetch with key <redacted>", a.Tools[0].Description)
 	changes := pin.Compare(a, b)
 	if assert.Len(t, changes, 1) {
@@ -38,8 +37,8 @@ func TestLockPinsRawAnnotationsRedacted(t *testing.T) {
 	// The same schema in another run's sandbox is the same schema.
 	other := surface(`{"openWorldHint":false}`, "Fetch with key sk-secret-1")
 	other.Tools[0].InputSchema = json.RawMessage(strings.ReplaceAll(string(other.Tools[0].InputSchema), "/tmp/sb-123", "/tmp/sb-456"))
-	assert.Empty(t, pin.Compare(a, core.Lock(other, redact)))
-	assert.NotEmpty(t, pin.Compare(a, core.Lock(other, nil)), "without redaction the sandbox path differs")
+	assert.Empty(t, pin.Compare(a, other.Lock(redact)))
+	assert.NotEmpty(t, pin.Compare(a, other.Lock(nil)), "without redaction the sandbox path differs")
 }
 
 func quote(s string) string {
