@@ -1,6 +1,7 @@
 package files
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/layout"
 	"github.com/sealmark/sealmark/observers"
 )
 
@@ -25,9 +27,13 @@ type Options struct {
 	// compared); DefaultHashMax when 0, no hashing when negative. Larger
 	// files compare by size, mtime and inode.
 	HashMax int64
-	// MaxEntries bounds the entries held; DefaultMaxEntries when <= 0.
-	// Entries beyond it are counted in a loss record, not held, and their
-	// changes are not reported.
+	// MaxEntries bounds the entries held under each watched directory;
+	// DefaultMaxEntries when <= 0. Entries beyond it are counted, not
+	// held (no lstat, no hash, no memory of their own), and their changes
+	// are not reported: a KindLoss record (reason "entries") says so with
+	// the count. Each watched directory has a limit of its own, so a
+	// flood of files in root never hides a change under root-evil, canary,
+	// home or tmp.
 	MaxEntries int
 	// MaxRecords bounds the change records one Collect returns (and the
 	// records held between probes); DefaultMaxRecords when <= 0. The rest
@@ -131,7 +137,9 @@ func (o *Observer) Collect(token string) []observers.Record {
 
 // Allocated returns the bytes the file system gives what the observer
 // holds (st_blocks; a hard-linked file once), as of its last Begin or
-// Collect: the size observer's estimate between its walks.
+// Collect: the size observer's estimate between its walks. Entries
+// counted past Options.MaxEntries are not in it; the size observer's
+// timed walks (or the quota's counters) count them.
 func (o *Observer) Allocated() int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -205,7 +213,7 @@ func (o *Observer) sweep(token string) []observers.Record {
 			recs = append(recs, o.degrade(token)...)
 		}
 	}
-	changes := t.end()
+	changes := rootLast(t.end())
 	recs = append(recs, o.losses(token, now)...)
 	for i, c := range changes {
 		if i == o.maxRecords {
@@ -216,6 +224,25 @@ func (o *Observer) sweep(token string) []observers.Record {
 		recs = append(recs, record(c, token, now))
 	}
 	return recs
+}
+
+// rootLast orders changes so that those under root, where a server works,
+// come after those elsewhere, where a change is what a probe looks for:
+// the bound on records cuts a flood in root, never a change outside it.
+func rootLast(changes []Change) []Change {
+	slices.SortStableFunc(changes, func(a, b Change) int {
+		return cmp.Compare(rootRank(a), rootRank(b))
+	})
+	return changes
+}
+
+// rootRank is 1 for a change wholly under root (both ends of a rename), 0
+// for one that touches anywhere else.
+func rootRank(c Change) int {
+	if watchedDir(c.Path) == layout.Root && (c.From == "" || watchedDir(c.From) == layout.Root) {
+		return 1
+	}
+	return 0
 }
 
 // degrade stops the file events after a watch failed for a system limit:
@@ -235,8 +262,8 @@ func (o *Observer) degrade(token string) []observers.Record {
 		fmt.Sprintf("%v: fell back to a full walk, now and at every later Collect", why))}
 }
 
-// losses reports the directories that became unreadable and the entries
-// not held in the pass just ended.
+// losses reports the directories that became unreadable in the pass just
+// ended, and each watched directory where more entries went unheld.
 func (o *Observer) losses(token string, now time.Time) []observers.Record {
 	var recs []observers.Record
 	for _, d := range slices.Sorted(maps.Keys(o.t.snap.unreadable)) {
@@ -244,9 +271,11 @@ func (o *Observer) losses(token string, now time.Time) []observers.Record {
 			recs = append(recs, unreadableLoss(token, now, d, o.t.snap.unreadable[d]))
 		}
 	}
-	if n := o.t.snap.dropped; n > 0 {
-		recs = append(recs, loss(token, now, "entries",
-			fmt.Sprintf("%d entries beyond the limit of %d not held: changes to them are not reported", n, o.t.maxEntries)))
+	dropped := o.t.droppedByDir()
+	for _, w := range slices.Sorted(maps.Keys(dropped)) {
+		if n := dropped[w]; n > o.t.wasDropped[w] {
+			recs = append(recs, entriesLoss(token, now, w, n, o.t.maxEntries))
+		}
 	}
 	return recs
 }

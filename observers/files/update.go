@@ -74,7 +74,6 @@ func (t *tree) resync() {
 		}
 	}
 	t.snap, t.alloc, t.byIno, t.multi = n.snap, n.alloc, n.byIno, n.multi
-	t.dropped += n.dropped
 	t.moved = nil // no events for this pass: renames are paired by plausibility
 	if t.watch == nil {
 		return
