@@ -13,6 +13,9 @@
 //	}
 //	late := obs.Close() // changes after the last Collect, loss records
 //
+// A harness ending on a signal calls Abandon first: a walk in progress
+// stops at its next entry and Close takes no last look.
+//
 // A snapshot holds an Entry per path (type, size, mode, mtime, link target,
 // inode, and for regular files up to Options.HashMax the first 16 hex digits
 // of the content's SHA-256). Walk takes one; Diff compares two, pairing a

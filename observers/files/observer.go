@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sealmark/sealmark/internal/layout"
@@ -50,6 +51,7 @@ type Options struct {
 // token and are returned, with the loss records of New, by the next Collect
 // or by Close.
 type Observer struct {
+	abandoned  atomic.Bool // Abandon was called: no look from now on
 	mu         sync.Mutex
 	t          *tree
 	ev         *events // nil: no file events, every update is a full walk
@@ -60,7 +62,10 @@ type Observer struct {
 	now        func() time.Time
 }
 
-var _ observers.Observer = (*Observer)(nil)
+var (
+	_ observers.Observer  = (*Observer)(nil)
+	_ observers.Abandoner = (*Observer)(nil)
+)
 
 // New takes the first snapshot of the watched directories and starts the
 // file events (best effort: without them every Collect walks the whole
@@ -90,6 +95,7 @@ func New(o Options) (*Observer, error) {
 		maxRecords: o.MaxRecords,
 		now:        time.Now,
 	}
+	obs.t.stop = &obs.abandoned
 	if obs.maxRecords <= 0 {
 		obs.maxRecords = DefaultMaxRecords
 	}
@@ -117,7 +123,7 @@ func (o *Observer) Name() string { return "files" }
 func (o *Observer) Begin(token string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed {
+	if o.closed || o.abandoned.Load() {
 		return
 	}
 	o.hold(o.sweep("")...)
@@ -128,7 +134,7 @@ func (o *Observer) Begin(token string) {
 func (o *Observer) Collect(token string) []observers.Record {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed {
+	if o.closed || o.abandoned.Load() {
 		return nil
 	}
 	recs := o.sweep(token)
@@ -154,7 +160,9 @@ func (o *Observer) Close() []observers.Record {
 	if o.closed {
 		return nil
 	}
-	o.hold(o.sweep("")...)
+	if !o.abandoned.Load() {
+		o.hold(o.sweep("")...)
+	}
 	o.closed = true
 	if o.ev != nil {
 		o.ev.close()
@@ -163,6 +171,14 @@ func (o *Observer) Close() []observers.Record {
 	o.t.top.Close()
 	return o.flush()
 }
+
+// Abandon cuts short a Begin or Collect in progress, whose walk stops at
+// the next directory entry and reports no change (a loss record says it
+// was abandoned), and makes every later Begin and Collect return nothing
+// and Close take no last look: for a harness ending on a signal, which
+// must not spend seconds walking a sandbox it is about to delete. It
+// returns at once.
+func (o *Observer) Abandon() { o.abandoned.Store(true) }
 
 // Snapshot returns a copy of the snapshot as of the last Begin, Collect or
 // Close (or New): the state to restore the sandbox to between probes.
@@ -214,6 +230,11 @@ func (o *Observer) sweep(token string) []observers.Record {
 		}
 	}
 	changes := rootLast(t.end())
+	if o.abandoned.Load() {
+		// The walk was cut short: what it did not reach would read as
+		// deleted. Nothing is compared; the sandbox is on its way out.
+		return []observers.Record{loss(token, now, "abandoned", "the harness is ending: this look at the sandbox was cut short and compared nothing")}
+	}
 	recs = append(recs, o.losses(token, now)...)
 	for i, c := range changes {
 		if i == o.maxRecords {

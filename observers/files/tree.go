@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"sync/atomic"
 )
 
 // watcher is what a tree needs from a file-event source: a watch per
@@ -44,8 +45,13 @@ type tree struct {
 	raced         bool              // the sandbox changed under the pass: only a full walk is exact
 	moved         map[string]bool   // paths events saw renamed away in this pass; nil after a full walk
 
+	stop *atomic.Bool // set: the observer was abandoned, a walk stops at its next entry (nil: never)
+
 	failOpen func(rel string) error // tests: opening this directory fails with the error returned
 }
+
+// stopped reports whether the walk in progress is to stop now.
+func (t *tree) stopped() bool { return t.stop != nil && t.stop.Load() }
 
 func newTree(top *os.Root, dirs []string, hashMax int64, maxEntries int) *tree {
 	return &tree{
@@ -109,6 +115,10 @@ func (t *tree) end() []Change {
 // the snapshot holds. Subdirectories that are new or were unreadable are
 // queued to be read whole.
 func (t *tree) relist(d string, rehash map[string]bool) {
+	if t.stopped() {
+		t.raced = true
+		return
+	}
 	var ino uint64
 	if d != "" {
 		e, ok := t.snap.entries[d]
@@ -156,6 +166,10 @@ func (t *tree) relist(d string, rehash map[string]bool) {
 	seen := make(map[string]struct{}, len(names))
 	unheld := 0
 	for _, name := range names {
+		if t.stopped() {
+			t.raced = true
+			return
+		}
 		if p := join(d, name); t.full(p) {
 			if _, had := t.snap.entries[p]; !had {
 				unheld++ // counted, not read: a flood costs no lstat, no hash, no memory
