@@ -1,9 +1,11 @@
 package files
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/sealmark/sealmark/observers"
 )
@@ -55,5 +57,24 @@ func TestAbandonCutsTheWalkShort(t *testing.T) {
 	}
 	if opened != atAbandon {
 		t.Errorf("%d directories opened after the Abandon, want none", opened-atAbandon)
+	}
+}
+
+// TestAbandonEndsTheWaitForEvents: a Collect waiting for the file events
+// queued before it (a queue of 500,000 creates takes seconds to drain)
+// stops waiting once the observer is abandoned.
+func TestAbandonEndsTheWaitForEvents(t *testing.T) {
+	e := &events{barrier: t.TempDir(), notify: make(chan struct{}, 1), done: make(chan struct{})} // no watcher: no barrier ever comes
+	abandoned := make(chan struct{})
+	close(abandoned)
+	got := make(chan error, 1)
+	go func() { got <- e.settle(time.Hour, abandoned) }()
+	select {
+	case err := <-got:
+		if !errors.Is(err, errAbandoned) {
+			t.Errorf("settle = %v, want %v", err, errAbandoned)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("settle still waits a minute after the observer was abandoned")
 	}
 }

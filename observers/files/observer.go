@@ -51,7 +51,9 @@ type Options struct {
 // token and are returned, with the loss records of New, by the next Collect
 // or by Close.
 type Observer struct {
-	abandoned  atomic.Bool // Abandon was called: no look from now on
+	abandoned  atomic.Bool   // Abandon was called: no look from now on
+	stopWait   chan struct{} // closed by Abandon: a wait for file events ends
+	abandonOne sync.Once
 	mu         sync.Mutex
 	t          *tree
 	ev         *events // nil: no file events, every update is a full walk
@@ -94,6 +96,7 @@ func New(o Options) (*Observer, error) {
 		t:          newTree(root, dirs, normHashMax(o.HashMax), maxEntries),
 		maxRecords: o.MaxRecords,
 		now:        time.Now,
+		stopWait:   make(chan struct{}),
 	}
 	obs.t.stop = &obs.abandoned
 	if obs.maxRecords <= 0 {
@@ -178,7 +181,10 @@ func (o *Observer) Close() []observers.Record {
 // and Close take no last look: for a harness ending on a signal, which
 // must not spend seconds walking a sandbox it is about to delete. It
 // returns at once.
-func (o *Observer) Abandon() { o.abandoned.Store(true) }
+func (o *Observer) Abandon() {
+	o.abandoned.Store(true)
+	o.abandonOne.Do(func() { close(o.stopWait) })
+}
 
 // Snapshot returns a copy of the snapshot as of the last Begin, Collect or
 // Close (or New): the state to restore the sandbox to between probes.
@@ -201,7 +207,9 @@ func (o *Observer) sweep(token string) []observers.Record {
 		t.resync()
 	} else {
 		why := ""
-		if err := o.ev.settle(settleTimeout); errors.Is(err, errStopped) {
+		if err := o.ev.settle(settleTimeout, o.stopWait); errors.Is(err, errAbandoned) {
+			return abandonedLoss(token, now)
+		} else if errors.Is(err, errStopped) {
 			t.watchErr = err // handled below: full walks from now on
 		} else if err != nil {
 			why = fmt.Sprintf("file events did not settle (%v)", err)
@@ -222,6 +230,9 @@ func (o *Observer) sweep(token string) []observers.Record {
 				recs = append(recs, loss(token, now, "fallback", "the sandbox changed while it was read: fell back to a full walk"))
 			}
 		}
+		if o.abandoned.Load() {
+			return abandonedLoss(token, now)
+		}
 		if t.watch != nil && t.touchedWatches {
 			t.reconcile(o.ev.watchList)
 		}
@@ -229,12 +240,12 @@ func (o *Observer) sweep(token string) []observers.Record {
 			recs = append(recs, o.degrade(token)...)
 		}
 	}
-	changes := rootLast(t.end())
 	if o.abandoned.Load() {
 		// The walk was cut short: what it did not reach would read as
 		// deleted. Nothing is compared; the sandbox is on its way out.
-		return []observers.Record{loss(token, now, "abandoned", "the harness is ending: this look at the sandbox was cut short and compared nothing")}
+		return abandonedLoss(token, now)
 	}
+	changes := rootLast(t.end())
 	recs = append(recs, o.losses(token, now)...)
 	for i, c := range changes {
 		if i == o.maxRecords {
@@ -245,6 +256,11 @@ func (o *Observer) sweep(token string) []observers.Record {
 		recs = append(recs, record(c, token, now))
 	}
 	return recs
+}
+
+// abandonedLoss is what a look cut short by Abandon returns.
+func abandonedLoss(token string, now time.Time) []observers.Record {
+	return []observers.Record{loss(token, now, "abandoned", "the harness is ending: this look at the sandbox was cut short and compared nothing")}
 }
 
 // rootLast orders changes so that those under root, where a server works,
