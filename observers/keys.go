@@ -9,7 +9,7 @@ const (
 	KeyOp = "op"
 	// KeyArgv: a process's arguments, a JSON array (process, egress exec records).
 	KeyArgv = "argv"
-	// KeyPath: a file path: relative to the sandbox top for files records, absolute for opens and execs; the request path for upstream records.
+	// KeyPath: a file path: relative to the sandbox top for files records (a watched directory for a files loss of entries), absolute for opens and execs; the request path for upstream records.
 	KeyPath = "path"
 	// KeyVerdict: what containment answered: "allow", "deny" or "continue" (egress).
 	KeyVerdict = "verdict"
@@ -69,9 +69,9 @@ const (
 	KeyFlags = "flags"
 	// KeyExe: a process's executable path (process).
 	KeyExe = "exe"
-	// KeyCount: how many times it happened (limits, ledger losses).
+	// KeyCount: how many times it happened (limits, ledger losses); how many entries were counted, not held (files losses).
 	KeyCount = "count"
-	// KeyMax: the limit that was met (limits).
+	// KeyMax: the limit that was met (limits, files losses).
 	KeyMax = "max"
 	// KeyPpid: a process's parent (process, egress).
 	KeyPpid = "ppid"

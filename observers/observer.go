@@ -58,3 +58,13 @@ type Observer interface {
 	// returned (between probes, after shutdown), and its loss records.
 	Close() []Record
 }
+
+// Abandoner is an Observer whose look at the sandbox can take long (a
+// walk of a large tree). Abandon, for a harness ending early on a signal
+// or its run's deadline, cuts short a look in progress and makes every
+// later Begin, Collect and Close take none: Close then only releases what
+// the observer holds and returns what it had already seen. It returns at
+// once, may be called from any goroutine and more than once.
+type Abandoner interface {
+	Abandon()
+}

@@ -64,6 +64,7 @@ func (e *Engine) RunT(ctx context.Context, t T, h Hooks) *report.Report {
 		t.Error("", "sealmark: "+e.Redact(err.Error()))
 		return e.finish(t)
 	}
+	defer context.AfterFunc(ctx, e.abandon)() // abandon.go
 	for _, pk := range e.Packs() {
 		if ctx.Err() != nil {
 			e.interrupted(ctx, t)

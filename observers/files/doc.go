@@ -13,6 +13,9 @@
 //	}
 //	late := obs.Close() // changes after the last Collect, loss records
 //
+// A harness ending on a signal calls Abandon first: a walk in progress
+// stops at its next entry and Close takes no last look.
+//
 // A snapshot holds an Entry per path (type, size, mode, mtime, link target,
 // inode, and for regular files up to Options.HashMax the first 16 hex digits
 // of the content's SHA-256). Walk takes one; Diff compares two, pairing a
@@ -46,7 +49,17 @@
 //
 // Limits: a directory that cannot be read (or nested deeper than 128 levels)
 // is reported once in a KindLoss record and what is under it is not
-// compared; entries beyond Options.MaxEntries are counted, not held. Seen
+// compared. Each watched directory holds at most Options.MaxEntries
+// entries (100,000 by default, about 340 bytes of heap each); the names
+// beyond are counted at each listing, never read or held, so a server that
+// makes 500,000 files costs the harness the same as one that makes
+// 100,000, and a KindLoss record (reason "entries", Data path, count and
+// max) says how many under which directory whenever that count grows.
+// The limit is a directory's own: a flood in root never takes the room of
+// an entry under root-evil, canary, home or tmp. For the same reason the
+// bound on records (Options.MaxRecords) cuts changes under root last: a
+// change anywhere else is listed first. A name counted, not held, that
+// finds room later (entries were deleted) is then reported created. Seen
 // only by a full walk: a write through a memory mapping (no event), and a
 // write through a hard link made and removed between two Collects (no event
 // names the file's other names).

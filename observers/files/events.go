@@ -186,8 +186,9 @@ func (e *events) signal() {
 
 // settle returns once every event queued before the call has been handled:
 // it makes a barrier directory and waits for its event. A failure ends the
-// wait early (the next update is a full walk anyway).
-func (e *events) settle(timeout time.Duration) error {
+// wait early (the next update is a full walk anyway), and so does
+// abandoned closing.
+func (e *events) settle(timeout time.Duration, abandoned <-chan struct{}) error {
 	e.sent++
 	n := e.sent
 	p := filepath.Join(e.barrier, strconv.FormatUint(n, 10))
@@ -210,9 +211,14 @@ func (e *events) settle(timeout time.Duration) error {
 			return fmt.Errorf("no event within %v", timeout)
 		case <-e.done:
 			return errStopped
+		case <-abandoned:
+			return errAbandoned
 		}
 	}
 }
+
+// errAbandoned is settle's error once the observer was abandoned.
+var errAbandoned = errors.New("the observer was abandoned")
 
 // errStopped is settle's error once the watcher has stopped on its own.
 var errStopped = errors.New("the file event watcher stopped")

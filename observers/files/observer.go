@@ -1,6 +1,7 @@
 package files
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,8 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/layout"
 	"github.com/sealmark/sealmark/observers"
 )
 
@@ -25,9 +28,13 @@ type Options struct {
 	// compared); DefaultHashMax when 0, no hashing when negative. Larger
 	// files compare by size, mtime and inode.
 	HashMax int64
-	// MaxEntries bounds the entries held; DefaultMaxEntries when <= 0.
-	// Entries beyond it are counted in a loss record, not held, and their
-	// changes are not reported.
+	// MaxEntries bounds the entries held under each watched directory;
+	// DefaultMaxEntries when <= 0. Entries beyond it are counted, not
+	// held (no lstat, no hash, no memory of their own), and their changes
+	// are not reported: a KindLoss record (reason "entries") says so with
+	// the count. Each watched directory has a limit of its own, so a
+	// flood of files in root never hides a change under root-evil, canary,
+	// home or tmp.
 	MaxEntries int
 	// MaxRecords bounds the change records one Collect returns (and the
 	// records held between probes); DefaultMaxRecords when <= 0. The rest
@@ -44,6 +51,9 @@ type Options struct {
 // token and are returned, with the loss records of New, by the next Collect
 // or by Close.
 type Observer struct {
+	abandoned  atomic.Bool   // Abandon was called: no look from now on
+	stopWait   chan struct{} // closed by Abandon: a wait for file events ends
+	abandonOne sync.Once
 	mu         sync.Mutex
 	t          *tree
 	ev         *events // nil: no file events, every update is a full walk
@@ -54,7 +64,10 @@ type Observer struct {
 	now        func() time.Time
 }
 
-var _ observers.Observer = (*Observer)(nil)
+var (
+	_ observers.Observer  = (*Observer)(nil)
+	_ observers.Abandoner = (*Observer)(nil)
+)
 
 // New takes the first snapshot of the watched directories and starts the
 // file events (best effort: without them every Collect walks the whole
@@ -83,7 +96,9 @@ func New(o Options) (*Observer, error) {
 		t:          newTree(root, dirs, normHashMax(o.HashMax), maxEntries),
 		maxRecords: o.MaxRecords,
 		now:        time.Now,
+		stopWait:   make(chan struct{}),
 	}
+	obs.t.stop = &obs.abandoned
 	if obs.maxRecords <= 0 {
 		obs.maxRecords = DefaultMaxRecords
 	}
@@ -111,7 +126,7 @@ func (o *Observer) Name() string { return "files" }
 func (o *Observer) Begin(token string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed {
+	if o.closed || o.abandoned.Load() {
 		return
 	}
 	o.hold(o.sweep("")...)
@@ -122,7 +137,7 @@ func (o *Observer) Begin(token string) {
 func (o *Observer) Collect(token string) []observers.Record {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed {
+	if o.closed || o.abandoned.Load() {
 		return nil
 	}
 	recs := o.sweep(token)
@@ -131,7 +146,9 @@ func (o *Observer) Collect(token string) []observers.Record {
 
 // Allocated returns the bytes the file system gives what the observer
 // holds (st_blocks; a hard-linked file once), as of its last Begin or
-// Collect: the size observer's estimate between its walks.
+// Collect: the size observer's estimate between its walks. Entries
+// counted past Options.MaxEntries are not in it; the size observer's
+// timed walks (or the quota's counters) count them.
 func (o *Observer) Allocated() int64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -146,7 +163,9 @@ func (o *Observer) Close() []observers.Record {
 	if o.closed {
 		return nil
 	}
-	o.hold(o.sweep("")...)
+	if !o.abandoned.Load() {
+		o.hold(o.sweep("")...)
+	}
 	o.closed = true
 	if o.ev != nil {
 		o.ev.close()
@@ -154,6 +173,17 @@ func (o *Observer) Close() []observers.Record {
 	}
 	o.t.top.Close()
 	return o.flush()
+}
+
+// Abandon cuts short a Begin or Collect in progress, whose walk stops at
+// the next directory entry and reports no change (a loss record says it
+// was abandoned), and makes every later Begin and Collect return nothing
+// and Close take no last look: for a harness ending on a signal, which
+// must not spend seconds walking a sandbox it is about to delete. It
+// returns at once.
+func (o *Observer) Abandon() {
+	o.abandoned.Store(true)
+	o.abandonOne.Do(func() { close(o.stopWait) })
 }
 
 // Snapshot returns a copy of the snapshot as of the last Begin, Collect or
@@ -177,7 +207,9 @@ func (o *Observer) sweep(token string) []observers.Record {
 		t.resync()
 	} else {
 		why := ""
-		if err := o.ev.settle(settleTimeout); errors.Is(err, errStopped) {
+		if err := o.ev.settle(settleTimeout, o.stopWait); errors.Is(err, errAbandoned) {
+			return abandonedLoss(token, now)
+		} else if errors.Is(err, errStopped) {
 			t.watchErr = err // handled below: full walks from now on
 		} else if err != nil {
 			why = fmt.Sprintf("file events did not settle (%v)", err)
@@ -198,6 +230,9 @@ func (o *Observer) sweep(token string) []observers.Record {
 				recs = append(recs, loss(token, now, "fallback", "the sandbox changed while it was read: fell back to a full walk"))
 			}
 		}
+		if o.abandoned.Load() {
+			return abandonedLoss(token, now)
+		}
 		if t.watch != nil && t.touchedWatches {
 			t.reconcile(o.ev.watchList)
 		}
@@ -205,7 +240,12 @@ func (o *Observer) sweep(token string) []observers.Record {
 			recs = append(recs, o.degrade(token)...)
 		}
 	}
-	changes := t.end()
+	if o.abandoned.Load() {
+		// The walk was cut short: what it did not reach would read as
+		// deleted. Nothing is compared; the sandbox is on its way out.
+		return abandonedLoss(token, now)
+	}
+	changes := rootLast(t.end())
 	recs = append(recs, o.losses(token, now)...)
 	for i, c := range changes {
 		if i == o.maxRecords {
@@ -216,6 +256,30 @@ func (o *Observer) sweep(token string) []observers.Record {
 		recs = append(recs, record(c, token, now))
 	}
 	return recs
+}
+
+// abandonedLoss is what a look cut short by Abandon returns.
+func abandonedLoss(token string, now time.Time) []observers.Record {
+	return []observers.Record{loss(token, now, "abandoned", "the harness is ending: this look at the sandbox was cut short and compared nothing")}
+}
+
+// rootLast orders changes so that those under root, where a server works,
+// come after those elsewhere, where a change is what a probe looks for:
+// the bound on records cuts a flood in root, never a change outside it.
+func rootLast(changes []Change) []Change {
+	slices.SortStableFunc(changes, func(a, b Change) int {
+		return cmp.Compare(rootRank(a), rootRank(b))
+	})
+	return changes
+}
+
+// rootRank is 1 for a change wholly under root (both ends of a rename), 0
+// for one that touches anywhere else.
+func rootRank(c Change) int {
+	if watchedDir(c.Path) == layout.Root && (c.From == "" || watchedDir(c.From) == layout.Root) {
+		return 1
+	}
+	return 0
 }
 
 // degrade stops the file events after a watch failed for a system limit:
@@ -235,8 +299,8 @@ func (o *Observer) degrade(token string) []observers.Record {
 		fmt.Sprintf("%v: fell back to a full walk, now and at every later Collect", why))}
 }
 
-// losses reports the directories that became unreadable and the entries
-// not held in the pass just ended.
+// losses reports the directories that became unreadable in the pass just
+// ended, and each watched directory where more entries went unheld.
 func (o *Observer) losses(token string, now time.Time) []observers.Record {
 	var recs []observers.Record
 	for _, d := range slices.Sorted(maps.Keys(o.t.snap.unreadable)) {
@@ -244,9 +308,11 @@ func (o *Observer) losses(token string, now time.Time) []observers.Record {
 			recs = append(recs, unreadableLoss(token, now, d, o.t.snap.unreadable[d]))
 		}
 	}
-	if n := o.t.snap.dropped; n > 0 {
-		recs = append(recs, loss(token, now, "entries",
-			fmt.Sprintf("%d entries beyond the limit of %d not held: changes to them are not reported", n, o.t.maxEntries)))
+	dropped := o.t.droppedByDir()
+	for _, w := range slices.Sorted(maps.Keys(dropped)) {
+		if n := dropped[w]; n > o.t.wasDropped[w] {
+			recs = append(recs, entriesLoss(token, now, w, n, o.t.maxEntries))
+		}
 	}
 	return recs
 }

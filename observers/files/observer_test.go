@@ -374,21 +374,36 @@ func TestMaxRecords(t *testing.T) {
 	}
 }
 
+// TestMaxEntriesIsALoss: each watched directory holds at most MaxEntries
+// entries (itself included); what is beyond is counted in a loss record
+// naming the directory, and another directory's room is its own.
 func TestMaxEntriesIsALoss(t *testing.T) {
 	top := sandbox(t)
-	s, err := Walk(top, nil, 0)
-	must(t, err)
-	obs := observe(t, Options{Top: top, MaxEntries: s.Len() + 1})
+	obs := observe(t, Options{Top: top, MaxEntries: 3}) // tmp holds tmp; root holds root and ok.txt
 	obs.Begin("t1")
-	write(t, filepath.Join(top, "tmp", "a"), "x")
-	write(t, filepath.Join(top, "tmp", "b"), "x")
+	for _, name := range []string{"a", "b", "c"} {
+		write(t, filepath.Join(top, "tmp", name), "x")
+	}
+	write(t, filepath.Join(top, "root", "x"), "x")
 	recs := obs.Collect("t1")
-	if got := summaries(kinds(recs, observers.KindFile)); len(got) != 1 {
-		t.Errorf("file records = %q, want one (the limit leaves room for one entry)", got)
+	want := []string{"created root/x (1 bytes)", "created tmp/a (1 bytes)", "created tmp/b (1 bytes)"}
+	if got := summaries(kinds(recs, observers.KindFile)); !slices.Equal(got, want) {
+		t.Errorf("file records = %q, want %q (tmp has room for two, root for one)", got, want)
 	}
 	losses := kinds(recs, observers.KindLoss)
-	if len(losses) != 1 || !strings.HasPrefix(losses[0].Summary, "1 entries beyond the limit") {
-		t.Errorf("loss records = %q, want one counting the entry not held", summaries(losses))
+	if len(losses) != 1 {
+		t.Fatalf("loss records = %q, want one counting the entry not held", summaries(losses))
+	}
+	d := losses[0].Data
+	if d[observers.KeyReason] != "entries" || d[observers.KeyPath] != "tmp" || d[observers.KeyCount] != "1" || d[observers.KeyMax] != "3" {
+		t.Errorf("loss record %q: Data = %v, want reason entries, path tmp, count 1, max 3", losses[0].Summary, d)
+	}
+	// The count is said again only when it grows.
+	obs.Begin("t2")
+	write(t, filepath.Join(top, "tmp", "a"), "changed")
+	recs = obs.Collect("t2")
+	if got := summaries(recs); !slices.Equal(got, []string{"modified tmp/a"}) {
+		t.Errorf("Collect after = %q, want only the modification", got)
 	}
 }
 

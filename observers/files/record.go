@@ -77,3 +77,13 @@ func unreadableLoss(token string, now time.Time, dir, why string) observers.Reco
 	r.Data[observers.KeyPath] = dir
 	return r
 }
+
+// entriesLoss says that n entries under the watched directory w were
+// counted, not held, because it held its limit of max entries.
+func entriesLoss(token string, now time.Time, w string, n, max int) observers.Record {
+	r := loss(token, now, "entries", fmt.Sprintf("%d entries under %s beyond the limit of %d held there counted, not held: changes to them are not reported", n, show(w), max))
+	r.Data[observers.KeyPath] = w
+	r.Data[observers.KeyCount] = strconv.Itoa(n)
+	r.Data[observers.KeyMax] = strconv.Itoa(max)
+	return r
+}

@@ -13,9 +13,9 @@ import (
 
 // Defaults for Options and Walk.
 const (
-	DefaultHashMax    = 64 << 10  // hash regular files up to 64 KiB
-	DefaultMaxEntries = 1_000_000 // entries a snapshot holds
-	DefaultMaxRecords = 10_000    // change records one Collect returns
+	DefaultHashMax    = 64 << 10 // hash regular files up to 64 KiB
+	DefaultMaxEntries = 100_000  // entries a snapshot holds under each watched directory
+	DefaultMaxRecords = 10_000   // change records one Collect returns
 )
 
 // DefaultDirs are the sandbox directories watched when Options.Dirs is empty.
@@ -34,7 +34,8 @@ type Snapshot struct {
 	entries    map[string]Entry
 	kids       map[string]map[string]struct{} // directory ("" is the top) → names held under it
 	unreadable map[string]string              // directory → why its content is not held
-	dropped    int                            // entries seen but not held (beyond the entry limit)
+	held       map[string]int                 // watched directory → entries held under it, itself included
+	unheld     map[string]int                 // directory → names its last listing found but did not hold (the limit)
 }
 
 func newSnapshot() *Snapshot {
@@ -42,6 +43,8 @@ func newSnapshot() *Snapshot {
 		entries:    map[string]Entry{},
 		kids:       map[string]map[string]struct{}{},
 		unreadable: map[string]string{},
+		held:       map[string]int{},
+		unheld:     map[string]int{},
 	}
 }
 
@@ -61,9 +64,16 @@ func (s *Snapshot) Paths() []string { return slices.Sorted(maps.Keys(s.entries))
 // with the reason ("permission denied"). Changes under them are not seen.
 func (s *Snapshot) Unreadable() map[string]string { return maps.Clone(s.unreadable) }
 
-// Dropped is the number of entries seen but not held because the snapshot
-// was full.
-func (s *Snapshot) Dropped() int { return s.dropped }
+// Dropped is the number of entries seen but not held because their
+// watched directory held its limit of entries: counted at each directory's
+// last listing, so what is under a directory not held is not counted.
+func (s *Snapshot) Dropped() int {
+	n := 0
+	for _, c := range s.unheld {
+		n += c
+	}
+	return n
+}
 
 // clone returns a deep copy.
 func (s *Snapshot) clone() *Snapshot {
@@ -71,7 +81,8 @@ func (s *Snapshot) clone() *Snapshot {
 		entries:    maps.Clone(s.entries),
 		kids:       make(map[string]map[string]struct{}, len(s.kids)),
 		unreadable: maps.Clone(s.unreadable),
-		dropped:    s.dropped,
+		held:       maps.Clone(s.held),
+		unheld:     maps.Clone(s.unheld),
 	}
 	for d, k := range s.kids {
 		c.kids[d] = maps.Clone(k)
@@ -147,6 +158,14 @@ func join(d, name string) string {
 
 // base returns the last element of p.
 func base(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+// watchedDir is the watched directory p is in (or is): its first element.
+func watchedDir(p string) string {
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return p
+}
 
 // depth is the number of elements in p.
 func depth(p string) int { return strings.Count(p, "/") + 1 }

@@ -3,10 +3,12 @@ package files
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"slices"
+	"sync/atomic"
 )
 
 // watcher is what a tree needs from a file-event source: a watch per
@@ -40,12 +42,17 @@ type tree struct {
 	journal       map[string]*Entry // path → entry before this pass (nil: absent); nil outside a pass
 	wasUnreadable map[string]string // Snapshot.unreadable before this pass
 	fresh         []string          // directories to read whole once this pass's removals are done
-	dropped       int               // entries not held in this pass (snapshot full)
+	wasDropped    map[string]int    // droppedByDir before this pass
 	raced         bool              // the sandbox changed under the pass: only a full walk is exact
 	moved         map[string]bool   // paths events saw renamed away in this pass; nil after a full walk
 
+	stop *atomic.Bool // set: the observer was abandoned, a walk stops at its next entry (nil: never)
+
 	failOpen func(rel string) error // tests: opening this directory fails with the error returned
 }
+
+// stopped reports whether the walk in progress is to stop now.
+func (t *tree) stopped() bool { return t.stop != nil && t.stop.Load() }
 
 func newTree(top *os.Root, dirs []string, hashMax int64, maxEntries int) *tree {
 	return &tree{
@@ -66,14 +73,13 @@ func newTree(top *os.Root, dirs []string, hashMax int64, maxEntries int) *tree {
 func (t *tree) walk() {
 	t.relist("", nil)
 	t.drainFresh()
-	t.snap.dropped = t.dropped
 }
 
 // begin starts a pass: from here until end, changes are journaled.
 func (t *tree) begin() {
 	t.journal = map[string]*Entry{}
 	t.wasUnreadable = t.snap.Unreadable()
-	t.dropped = 0
+	t.wasDropped = t.droppedByDir()
 	t.raced = false
 	t.touchedWatches = false
 	t.moved = nil
@@ -83,7 +89,6 @@ func (t *tree) begin() {
 func (t *tree) end() []Change {
 	j := t.journal
 	t.journal = nil
-	t.snap.dropped = t.dropped
 	before := func(p string) (Entry, bool) {
 		if e := j[p]; e != nil {
 			return *e, true
@@ -111,6 +116,10 @@ func (t *tree) end() []Change {
 // the snapshot holds. Subdirectories that are new or were unreadable are
 // queued to be read whole.
 func (t *tree) relist(d string, rehash map[string]bool) {
+	if t.stopped() {
+		t.raced = true
+		return
+	}
 	var ino uint64
 	if d != "" {
 		e, ok := t.snap.entries[d]
@@ -149,14 +158,29 @@ func (t *tree) relist(d string, rehash map[string]bool) {
 			return
 		}
 		t.put(d, own)
-		if names, err = readNames(r); err != nil {
+		if names, err = readNames(r, t.stopped); err != nil {
 			t.markUnreadable(d, reason(err))
+			return
+		}
+		if t.stopped() {
+			t.raced = true
 			return
 		}
 	}
 	delete(t.snap.unreadable, d)
 	seen := make(map[string]struct{}, len(names))
+	unheld := 0
 	for _, name := range names {
+		if t.stopped() {
+			t.raced = true
+			return
+		}
+		if p := join(d, name); t.full(p) {
+			if _, had := t.snap.entries[p]; !had {
+				unheld++ // counted, not read: a flood costs no lstat, no hash, no memory
+				continue
+			}
+		}
 		ok, err := t.visit(r, d, name, rehash)
 		if err != nil {
 			t.markUnreadable(d, reason(err))
@@ -171,6 +195,26 @@ func (t *tree) relist(d string, rehash map[string]bool) {
 			t.removeSubtree(join(d, name))
 		}
 	}
+	if unheld > 0 {
+		t.snap.unheld[d] = unheld
+	} else {
+		delete(t.snap.unheld, d)
+	}
+}
+
+// full reports whether the watched directory p is in holds its limit of
+// entries: a path new to the snapshot there is counted, not held.
+func (t *tree) full(p string) bool {
+	return t.snap.held[watchedDir(p)] >= t.maxEntries
+}
+
+// droppedByDir is Snapshot.Dropped for each watched directory.
+func (t *tree) droppedByDir() map[string]int {
+	out := map[string]int{}
+	for d, n := range t.snap.unheld {
+		out[watchedDir(d)] += n
+	}
+	return out
 }
 
 // visit brings the entry for name in directory d (opened as r) up to date.
@@ -240,22 +284,24 @@ func (t *tree) openDir(d string) (*os.Root, error) {
 // was held under it.
 func (t *tree) markUnreadable(d, why string) {
 	t.snap.unreadable[d] = why
+	delete(t.snap.unheld, d)
 	for name := range t.snap.kids[d] {
 		t.removeSubtree(join(d, name))
 	}
 }
 
-// put holds e at p. It reports false when p is new and the snapshot is full.
+// put holds e at p. It reports false when p is new and its watched
+// directory holds its limit of entries (relist counts those).
 func (t *tree) put(p string, e Entry) bool {
 	old, had := t.snap.entries[p]
 	if had && old.same(e) {
 		return true
 	}
 	if !had {
-		if len(t.snap.entries) >= t.maxEntries {
-			t.dropped++
+		if t.full(p) {
 			return false
 		}
+		t.snap.held[watchedDir(p)]++
 		d := parent(p)
 		k := t.snap.kids[d]
 		if k == nil {
@@ -292,6 +338,7 @@ func (t *tree) remove(p string) {
 	}
 	t.note(p, old, true)
 	delete(t.snap.entries, p)
+	t.snap.held[watchedDir(p)]--
 	t.alloc.sub(old)
 	if k := t.snap.kids[parent(p)]; k != nil {
 		delete(k, base(p))
@@ -300,6 +347,7 @@ func (t *tree) remove(p string) {
 	case TypeDir:
 		delete(t.snap.kids, p)
 		delete(t.snap.unreadable, p)
+		delete(t.snap.unheld, p)
 		if _, ok := t.watched[p]; ok {
 			t.unwatch(p)
 		}
@@ -324,20 +372,32 @@ func (t *tree) note(p string, old Entry, had bool) {
 	}
 }
 
-// readNames lists an opened directory, sorted so walks are repeatable.
-func readNames(r *os.Root) ([]string, error) {
+// readNames lists an opened directory, sorted so walks are repeatable. It
+// reads in batches and returns nil early once stop reports true: a
+// directory of 500,000 names takes a second to list on a loaded machine.
+func readNames(r *os.Root, stop func() bool) ([]string, error) {
 	f, err := r.Open(".")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, err
+	var names []string
+	for !stop() {
+		batch, err := f.Readdirnames(namesBatch)
+		names = append(names, batch...)
+		if errors.Is(err, io.EOF) || err == nil && len(batch) == 0 {
+			slices.Sort(names)
+			return names, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	slices.Sort(names)
-	return names, nil
+	return nil, nil
 }
+
+// namesBatch is how many names readNames reads between two looks at stop.
+const namesBatch = 4096
 
 // reason is an error's cause without the path it names: "permission denied".
 func reason(err error) string {

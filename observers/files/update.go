@@ -61,7 +61,7 @@ func (t *tree) update(dirty map[string]uint8) {
 // newly watched, for changes made between the walk and the watch).
 func (t *tree) resync() {
 	n := newTree(t.top, t.dirs, t.hashMax, t.maxEntries)
-	n.failOpen = t.failOpen
+	n.failOpen, n.stop = t.failOpen, t.stop
 	n.walk()
 	for p, e := range t.snap.entries {
 		if ne, ok := n.snap.entries[p]; !ok || !ne.same(e) {
@@ -74,7 +74,6 @@ func (t *tree) resync() {
 		}
 	}
 	t.snap, t.alloc, t.byIno, t.multi = n.snap, n.alloc, n.byIno, n.multi
-	t.dropped += n.dropped
 	t.moved = nil // no events for this pass: renames are paired by plausibility
 	if t.watch == nil {
 		return
@@ -140,7 +139,7 @@ func (t *tree) reconcile(list func() []string) {
 
 // drainFresh reads whole every directory found new in this pass.
 func (t *tree) drainFresh() {
-	for len(t.fresh) > 0 {
+	for len(t.fresh) > 0 && !t.stopped() {
 		d := t.fresh[len(t.fresh)-1]
 		t.fresh = t.fresh[:len(t.fresh)-1]
 		if e, ok := t.snap.entries[d]; ok && e.Type == TypeDir {

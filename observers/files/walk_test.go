@@ -112,13 +112,19 @@ func TestWalkBoundsEntries(t *testing.T) {
 	defer root.Close()
 	tr := newTree(root, DefaultDirs, DefaultHashMax, 10)
 	tr.walk()
-	if tr.snap.Len() != 10 {
-		t.Errorf("held %d entries, want the limit 10", tr.snap.Len())
-	}
 	full, err := Walk(top, nil, 0)
 	must(t, err)
-	if got, want := tr.snap.Dropped(), full.Len()-10; got != want {
+	for _, w := range DefaultDirs {
+		held, want := tr.snap.held[w], min(under(full, w), 10)
+		if held != want {
+			t.Errorf("%s: held %d entries, want %d (the limit is 10 a directory)", w, held, want)
+		}
+	}
+	if got, want := tr.snap.Dropped(), under(full, "tmp")-10; got != want {
 		t.Errorf("Dropped() = %d, want %d", got, want)
+	}
+	if got := tr.snap.Len(); got != full.Len()-tr.snap.Dropped() {
+		t.Errorf("held %d entries in all, want %d", got, full.Len()-tr.snap.Dropped())
 	}
 	if problems := coherent(tr.snap); len(problems) > 0 {
 		t.Errorf("index: %v", problems)
@@ -146,4 +152,15 @@ func TestOutside(t *testing.T) {
 			t.Errorf("Outside(%q, \"root\") = %v, want %v", c.path, got, c.want)
 		}
 	}
+}
+
+// under counts the entries of s in the watched directory w, itself included.
+func under(s *Snapshot, w string) int {
+	n := 0
+	for _, p := range s.Paths() {
+		if watchedDir(p) == w {
+			n++
+		}
+	}
+	return n
 }

@@ -61,8 +61,9 @@ type Watcher struct {
 	opts  Options
 	total atomic.Int64
 	req   chan chan struct{} // an immediate sample, closed when done
-	stop  chan struct{}
+	stop  chan struct{}      // closed by Close or Abandon: the goroutine and its walk stop
 	done  chan struct{}
+	once  sync.Once // closes stop
 
 	mu      sync.Mutex
 	anchor  int64  // Estimate() when the last walk began
@@ -142,13 +143,19 @@ func (w *Watcher) Close() []observers.Record {
 	out := w.pending
 	w.pending = nil
 	w.mu.Unlock()
-	close(w.stop)
+	w.once.Do(func() { close(w.stop) })
 	select {
 	case <-w.done:
 	case <-time.After(waitSample):
 	}
 	return out
 }
+
+// Abandon stops the sampling goroutine and the walk it is in: Begin,
+// Collect and Close take no sample from now on (OnExceed is not called
+// again), and Close returns what was recorded before. For a harness ending
+// on a signal, which must not walk a sandbox it is about to delete.
+func (w *Watcher) Abandon() { w.once.Do(func() { close(w.stop) }) }
 
 // sampleIfNear samples unless an Estimate says the tree is still well
 // below MaxBytes.
@@ -287,4 +294,7 @@ func (w *Watcher) lossOnce(key, msg string) {
 	w.add(observers.KindLoss, "the sandbox size undercounts: "+msg, map[string]string{observers.KeyOp: "loss"})
 }
 
-var _ observers.Observer = (*Watcher)(nil)
+var (
+	_ observers.Observer  = (*Watcher)(nil)
+	_ observers.Abandoner = (*Watcher)(nil)
+)
