@@ -111,6 +111,12 @@ type Config struct {
 	// contained server's cgroup leaf where the machine offers the
 	// controllers (default MaxProcs and MaxMemory).
 	MaxProcs, MaxMemoryMiB int
+	// CPUPercent starves a contained server: its cgroup leaf gets that
+	// percentage of one CPU (contain.Options.CPUPercent), as on a loaded
+	// machine. It is for the load test (internal/starve), no setting of
+	// the CLI or the config file; where the leaf cannot carry the limit
+	// the run warns and the server runs unlimited. Default 0: no limit.
+	CPUPercent int
 	// Cwd is {cwd}: where the harness was started from; default the
 	// working directory.
 	Cwd string
