@@ -99,10 +99,14 @@ type Config struct {
 	// an INCOMPLETE pack, pass (report.Report.AllowInconclusive).
 	AllowInconclusive bool
 	// StartTimeout bounds a start: process start, initialize and the tool
-	// list (default 30s). CallTimeout bounds one request (default 10s).
+	// list (default 30s). CallTimeout bounds one request (default 10s):
+	// the floor of a probe's call bound, which grows to the server's
+	// measured latency (latency.go: its start time, or 20 round trips of
+	// its tool list, at most 4 times CallTimeout).
 	StartTimeout, CallTimeout time.Duration
-	// ProbeTimeout bounds one probe (default 5m): past it the probe's
-	// calls are cancelled and it is inconclusive. RunTimeout bounds the
+	// ProbeTimeout bounds one probe (default 5m), grown in the ratio the
+	// call bound grew: past it the probe's calls are cancelled and it is
+	// inconclusive. RunTimeout bounds the
 	// whole run (default 1h): past it the run stops as on a signal.
 	ProbeTimeout, RunTimeout time.Duration
 	// StdinGrace and TermGrace bound the shutdown steps (default 2s each).
