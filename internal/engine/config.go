@@ -101,8 +101,8 @@ type Config struct {
 	// StartTimeout bounds a start: process start, initialize and the tool
 	// list (default 30s). CallTimeout bounds one request (default 10s):
 	// the floor of a probe's call bound, which grows to the server's
-	// measured latency (latency.go: its start time, or 20 round trips of
-	// its tool list, at most 4 times CallTimeout).
+	// measured latency (latency.go: a quarter of its start time, or 20
+	// round trips of its tool list, at most 4 times CallTimeout).
 	StartTimeout, CallTimeout time.Duration
 	// ProbeTimeout bounds one probe (default 5m), grown in the ratio the
 	// call bound grew: past it the probe's calls are cancelled and it is

@@ -7,8 +7,13 @@ import (
 )
 
 // listFactor is how many tool list round trips a call may take before its
-// bound is past what the server's measured latency asks for.
-const listFactor = 20
+// bound is past what the server's measured latency asks for; startShare
+// is the share of its start time (a start loads every module of a server
+// and starts the containment, far more work than one call).
+const (
+	listFactor = 20
+	startShare = 4 // a quarter
+)
 
 // maxGrowth caps how far the measured latency grows the configured
 // bounds: a probe that waits out the call bound on purpose (db's
@@ -35,14 +40,14 @@ func measure(begun, inited time.Time, neg session.Negotiation, list time.Duratio
 }
 
 // callBound is the bound of one request of a probe: the configured
-// timeouts.call as a floor, raised to the server's start time or
-// listFactor tool list round trips, at most maxGrowth times the
+// timeouts.call as a floor, raised to a quarter of the server's start
+// time or listFactor tool list round trips, at most maxGrowth times the
 // configured value, so that a server the machine's load slows down gets
 // the same verdict as at rest. A probe's deadline (probeBound) grows in
 // the same ratio.
 func (pr *packRun) callBound() time.Duration {
 	c := pr.e.cfg.CallTimeout
-	return max(c, min(maxGrowth*c, max(pr.lat.start, listFactor*pr.lat.list)))
+	return max(c, min(maxGrowth*c, max(pr.lat.start/startShare, listFactor*pr.lat.list)))
 }
 
 // probeBound is timeouts.probe grown as callBound grew the call bound.

@@ -21,11 +21,12 @@ func TestBoundsFromLatency(t *testing.T) {
 		call, probe time.Duration
 	}{
 		{"at rest", measure(t0, t0.Add(400*time.Millisecond), session.Negotiation{}, 5*time.Millisecond), 10 * time.Second, 5 * time.Minute},
-		{"slow start", measure(t0, t0.Add(30*time.Second), session.Negotiation{}, 50*time.Millisecond), 30 * time.Second, 15 * time.Minute},
+		{"slow start", measure(t0, t0.Add(2*time.Minute), session.Negotiation{}, 50*time.Millisecond), 30 * time.Second, 15 * time.Minute},
+		{"start slowed by load", measure(t0, t0.Add(30*time.Second), session.Negotiation{}, 50*time.Millisecond), 10 * time.Second, 5 * time.Minute},
 		{"slow list", measure(t0, t0.Add(time.Second), session.Negotiation{}, time.Second), 20 * time.Second, 10 * time.Minute},
-		{"discover awaited", measure(t0, t0.Add(16*time.Second), session.Negotiation{DiscoverUnanswered: true, Waited: 15 * time.Second}, 5*time.Millisecond), 10 * time.Second, 5 * time.Minute},
+		{"discover awaited", measure(t0, t0.Add(55*time.Second), session.Negotiation{DiscoverUnanswered: true, Waited: 15 * time.Second}, 5*time.Millisecond), 10 * time.Second, 5 * time.Minute},
 		{"capped", measure(t0, t0.Add(5*time.Minute), session.Negotiation{}, 5*time.Millisecond), 40 * time.Second, 20 * time.Minute},
-		{"discover answered late", measure(t0, t0.Add(16*time.Second), session.Negotiation{Waited: 15 * time.Second}, 5*time.Millisecond), 16 * time.Second, 8 * time.Minute},
+		{"discover answered late", measure(t0, t0.Add(56*time.Second), session.Negotiation{Waited: 15 * time.Second}, 5*time.Millisecond), 14 * time.Second, 7 * time.Minute},
 	} {
 		pr := &packRun{e: &Engine{cfg: Config{CallTimeout: 10 * time.Second, ProbeTimeout: 5 * time.Minute}}, lat: c.lat}
 		assert.Equal(t, c.call, pr.callBound(), "%s: call bound", c.name)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
@@ -29,7 +30,7 @@ func TestSlowAnswerIsRetried(t *testing.T) {
 	resources := func(delay string) report.Probe {
 		e, err := engine.New(engine.Config{
 			Command: self, Args: []string{fixture.Verb, "-flaws=full", "-list-delay=" + delay},
-			Packs: []string{"core"}, OnlyProbes: []string{"resources"}, SandboxDir: t.TempDir(),
+			Catalog: catalogue.All, Packs: []string{"core"}, OnlyProbes: []string{"resources"}, SandboxDir: t.TempDir(),
 			StartTimeout: 20 * time.Second, CallTimeout: 2 * time.Second,
 			StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 		})
