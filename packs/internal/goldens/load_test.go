@@ -30,17 +30,25 @@ type loadRun struct {
 
 // loadOnly, a regular expression over the runs' names, narrows the load
 // test to the runs it matches (SEALMARK_LOAD_ONLY=fs- runs the file
-// servers alone); empty runs every one.
-const loadOnly = "SEALMARK_LOAD_ONLY"
+// servers alone); empty runs every one. loadSlow=1 adds the slow runs.
+const (
+	loadOnly = "SEALMARK_LOAD_ONLY"
+	loadSlow = "SEALMARK_LOAD_SLOW"
+)
+
+// slowRuns are left out unless loadSlow is 1: two git servers whose
+// starved runs took 8m48s and 10m4s here (every git call a few git
+// processes at 5% of a CPU), which alone would double the test's time.
+var slowRuns = []string{"git-mcp-server-2.15.3/git", "github-mcp-server-1.8.7/fs+git"}
 
 // Bounds of the load test: each run's own (a hang, never reached by a run
-// that works: the slowest starved run took 6 minutes), and how many runs go
-// at once at rest (as TestGoldens) and starved (a starved server waits on
-// its quota, not on the machine's two cores).
+// that works: the slowest starved run took 10 minutes), and how many runs
+// go at once at rest (as TestGoldens) and starved (a starved server waits
+// on its quota, not on the machine's two cores).
 const (
 	loadRunTimeout = 20 * time.Minute
 	restParallel   = 2
-	starvedPar     = 4
+	starvedPar     = 6
 )
 
 // realRuns are the pinned real servers, each with the packs that judge
@@ -55,25 +63,27 @@ func realRuns(t *testing.T) []loadRun {
 		script := srv.CwdArg(t)
 		return loadRun{name: srv.Dir + "/" + strings.Join(packs, "+"), cfg: engine.Config{
 			Command: "node", Args: append([]string{script}, args...), Packs: packs, Active: true,
-			// As the real servers' own tests: node loading a large
-			// server's modules needs more than the fixtures' 20 s.
-			StartTimeout: 60 * time.Second, CallTimeout: 10 * time.Second,
+			// Node loading a large server's modules at 5% of a CPU:
+			// desktop-commander did not answer initialize within the
+			// 60 s its own test gives it at rest. Both runs get the same.
+			StartTimeout: 5 * time.Minute, CallTimeout: 10 * time.Second,
 		}}, true
 	}
 	var out []loadRun
 	add := func(r loadRun, ok bool) {
-		if ok {
+		if ok && (!slices.Contains(slowRuns, r.name) || os.Getenv(loadSlow) == "1") {
 			out = append(out, r)
 		}
 	}
-	add(node(realserver.Filesystem062, []string{"fs"}, "{sandbox}"))
-	add(node(realserver.FilesystemLatest, []string{"fs"}, "{sandbox}"))
-	add(node(realserver.GitHubMCP, []string{"fs", "git"}))
-	add(node(realserver.MCPGit, []string{"git"}))
+	// The slowest first, so that the rest fill in beside them.
 	cyan, ok := node(realserver.Server{Dir: "git-mcp-server-2.15.3", Package: "@cyanheads/git-mcp-server", Entry: "dist/index.js"}, []string{"git"})
 	cyan.cfg.Env = []environ.KV{{Name: "GIT_BASE_DIR", Value: "{sandbox}"}}
 	add(cyan, ok)
+	add(node(realserver.GitHubMCP, []string{"fs", "git"}))
 	add(node(realserver.DesktopCommander, []string{"exec"}))
+	add(node(realserver.MCPGit, []string{"git"}))
+	add(node(realserver.Filesystem062, []string{"fs"}, "{sandbox}"))
+	add(node(realserver.FilesystemLatest, []string{"fs"}, "{sandbox}"))
 	add(node(realserver.ShellServer, []string{"exec"}))
 	add(node(realserver.Everything, []string{"core", "effects"}, "stdio"))
 	add(node(realserver.Fetch, []string{"effects"}))
@@ -88,9 +98,7 @@ func realRuns(t *testing.T) []loadRun {
 	for i, r := range out {
 		if strings.HasPrefix(r.name, "sdk-v2/") {
 			// server.mjs beside the SDK, in its fast mode
-			root, err := realserver.Root()
-			require.NoError(t, err)
-			out[i].cfg.Args = []string{root + "/testdata/npm/sdk-v2/server.mjs", "fast"}
+			out[i].cfg.Args = []string{"{cwd}/../../../testdata/npm/sdk-v2/server.mjs", "fast"}
 		}
 	}
 	return out
@@ -112,8 +120,9 @@ func fixtureRuns(t *testing.T) []loadRun {
 // once at rest and once with the server starved (internal/starve: 5% of
 // one CPU, the harness niced) and requires the same verdicts: per probe
 // the verdict, and its findings' fingerprints and severities. A verdict
-// that moves with load is the engine's bug, not the server's, unless
-// loadDiffers names it with the reason.
+// that moves with load is the engine's bug, not the server's; only the
+// findings' messages of the probes loadMessages names, with the reason,
+// may differ.
 func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs every real server and fixture twice, once starved (minutes)")
@@ -126,6 +135,9 @@ func TestLoad(t *testing.T) {
 	starvedCfg := make([]engine.Config, len(runs))
 	for i, r := range runs {
 		starvedCfg[i] = r.cfg
+		// a run of its own: nothing of the run at rest reaches it
+		starvedCfg[i].Args, starvedCfg[i].Env = slices.Clone(r.cfg.Args), slices.Clone(r.cfg.Env)
+		runs[i].cfg.Args, runs[i].cfg.Env = slices.Clone(r.cfg.Args), slices.Clone(r.cfg.Env)
 		if how := starve.Server(t, &starvedCfg[i]); i == 0 {
 			t.Logf("servers starved %s", how)
 		}
@@ -182,11 +194,26 @@ func runAll(t *testing.T, runs []loadRun, cfg func(int) engine.Config, n int) []
 	return out
 }
 
-// loadDiffers are the verdicts that are a property of a server starved,
-// not of the harness, by run and probe ("start/ID" in a pack of several
-// starts), with the reason: each must differ, as a missing difference is
-// as wrong as an unexpected one.
-var loadDiffers = map[string]map[string]string{}
+// racyGit is why the git servers' config probes may name other tools
+// and other mechanisms starved than at rest.
+const racyGit = "which of the hostile repository's filters, fsmonitor hook and hooks git runs " +
+	"for a call depends on its timing (an entry whose file changed within the index's own " +
+	"timestamp is racily clean, and git re-reads it through the clean filter), not on the harness"
+
+// loadMessages are the probes whose findings' messages may differ
+// starved (and so their fingerprints and number), by run and probe
+// ("pack/ID", "pack/start/ID"), with the reason: their verdict and the
+// severities of their findings must still be the same. Measured in the
+// first full run here: mcp-git's and github-mcp-server's
+// repo-config-write and git-mcp-server's repo-config-read and
+// repo-config-write named other tools and mechanisms starved (more of
+// them, or fewer), never another verdict or severity; the read and write
+// probes share the mechanism, so both are named for each git server.
+var loadMessages = map[string]map[string]string{
+	"mcp-git-0.0.4/git":              {"git/GIT-REPO-CONFIG-WRITE": racyGit, "git/GIT-REPO-CONFIG-READ": racyGit},
+	"git-mcp-server-2.15.3/git":      {"git/GIT-REPO-CONFIG-WRITE": racyGit, "git/GIT-REPO-CONFIG-READ": racyGit},
+	"github-mcp-server-1.8.7/fs+git": {"git/GIT-REPO-CONFIG-WRITE": racyGit, "git/GIT-REPO-CONFIG-READ": racyGit},
+}
 
 // compareVerdicts records every probe whose verdict or findings differ
 // between the run at rest and the starved one.
@@ -216,17 +243,17 @@ func compareVerdicts(t *testing.T, run string, rest, starved *report.Report) {
 			diff = "ran only at rest"
 		case x.verdict != y.verdict:
 			diff = fmt.Sprintf("verdict %s at rest (%s), %s starved (%s)", x.verdict, x.reason, y.verdict, y.reason)
+		case !slices.Equal(x.severities(), y.severities()):
+			diff = fmt.Sprintf("findings' severities at rest %q, starved %q", x.messages, y.messages)
 		case !slices.Equal(x.findings, y.findings):
+			if why, named := loadMessages[run][key]; named {
+				t.Logf("%s: the findings' messages differ, as they may (%s): at rest %q, starved %q", key, why, x.messages, y.messages)
+				continue
+			}
 			diff = fmt.Sprintf("findings at rest %q, starved %q", x.messages, y.messages)
 		}
-		why, named := loadDiffers[run][key]
-		switch {
-		case diff != "" && !named:
+		if diff != "" {
 			t.Errorf("%s: %s; notes at rest %q, starved %q", key, diff, x.notes, y.notes)
-		case diff == "" && named:
-			t.Errorf("%s: the same verdict at rest and starved, want a difference: %s", key, why)
-		case diff != "":
-			t.Logf("%s: differs as named (%s): %s", key, why, diff)
 		}
 	}
 }
@@ -239,6 +266,17 @@ type loadVerdict struct {
 	reason   string
 	messages []string
 	notes    []string
+}
+
+// severities are the distinct severities of the findings, sorted.
+func (v loadVerdict) severities() []string {
+	var out []string
+	for _, f := range v.findings {
+		sev, _, _ := strings.Cut(f, " ")
+		out = append(out, sev)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // verdicts maps each probe of rep, by "pack/ID" or "pack/start/ID".
