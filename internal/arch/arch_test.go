@@ -37,7 +37,7 @@ var layers = []struct {
 
 // testOnly are fixture servers and helpers of Sealmark's own tests: no
 // release package (outside testOnly) may import them.
-var testOnly = []string{"internal/fixture", "packs/internal/packtest", "internal/realserver", "internal/sarifcheck", "internal/asnobody", "internal/reportcmp", "internal/arch"}
+var testOnly = []string{"internal/fixture", "internal/starve", "packs/internal/packtest", "internal/realserver", "internal/sarifcheck", "internal/asnobody", "internal/reportcmp", "internal/arch"}
 
 // sameRank are the imports allowed between packages of one rank, each
 // from-prefix → to-prefix with why; any other same-rank import fails

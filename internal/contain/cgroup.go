@@ -1,6 +1,7 @@
 package contain
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"sync"
@@ -26,6 +27,8 @@ type Cgroup struct {
 	dir  *os.File // the open directory, for CLONE_INTO_CGROUP; nil for a swept leaf
 
 	v1 []string // groups in cgroup v1 hierarchies the shim joins, for limits v2 does not offer here
+
+	cpuWhy error // why the CPU limit asked for does not apply; nil when it does or none was asked
 
 	once    sync.Once
 	killed  []int
@@ -105,6 +108,10 @@ func (c *Cgroup) fd() int {
 type cgroupLimits struct {
 	Pids   int   // pids.max; 0 leaves it
 	Memory int64 // memory.max in bytes; 0 leaves it
+	// CPUPercent is cpu.max as a percentage of one CPU (limitCPU); 0
+	// leaves it. It is no part of set and missing: the isolation line
+	// does not name it.
+	CPUPercent int
 }
 
 // missing names the limits asked for that controllers (the leaf's
@@ -140,6 +147,15 @@ func (l cgroupLimits) value(controller string) string {
 type Hits struct {
 	ProcsRefused int64 // forks and clones refused at the process limit
 	OOMKills     int64 // processes killed for going past the memory limit
+}
+
+// CPULimited says why the CPU limit asked for (Options.CPUPercent) does
+// not apply to the leaf, nil when it does or none was asked for.
+func (c *Cgroup) CPULimited() error {
+	if c == nil {
+		return errors.New("no cgroup leaf")
+	}
+	return c.cpuWhy
 }
 
 // joins are the v1 groups the shim must join, nil for a nil Cgroup.

@@ -145,6 +145,9 @@ func makeCgroup(l cgroupLimits, v1 bool) (*Cgroup, error) {
 	if err == nil && v1 {
 		c.v1, err = newV1Groups(filepath.Base(path), l, controllers)
 	}
+	if err == nil && l.CPUPercent > 0 {
+		c.cpuWhy = limitCPU(c, home, l.CPUPercent, v1)
+	}
 	if err != nil {
 		c.Remove()
 		return nil, err

@@ -190,7 +190,7 @@ func keyed(b []byte, key string) int64 {
 // runs, killing what is left in them first.
 func sweepV1Groups() []string {
 	var did []string
-	for _, ctrl := range v1Controllers {
+	for _, ctrl := range v1Swept() {
 		home, err := v1Home(ctrl)
 		if err != nil {
 			continue

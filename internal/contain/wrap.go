@@ -87,6 +87,13 @@ type Options struct {
 	// for that is not enforced. 0 sets no limit.
 	MaxProcs  int
 	MaxMemory int64
+	// CPUPercent limits the cgroup leaf's CPU time to that percentage of
+	// one CPU: cpu.max on the leaf where its cpu controller is (or can be)
+	// enabled, else a cgroup v1 cpu group the shim joins. It is for load
+	// tests (a server starved as on a loaded machine); where it cannot
+	// apply, Cgroup.CPULimited says why, and the isolation line does not
+	// name it. 0 sets no limit.
+	CPUPercent int
 	// SandboxTmp, with NetNS and a SandboxTop, is the sandbox's temporary
 	// directory (beneath SandboxTop): the server sees it at /tmp and
 	// /var/tmp, in a mount namespace where the rest of the host is
@@ -132,7 +139,9 @@ func (o Options) Policy() func(net.Addr) bool {
 	return seccomp.Contained(append(slices.Clone(o.AllowPorts), servicePorts(o.Services)...), dirs, serviceSockets(o.Services), ns)
 }
 
-func (o Options) limits() cgroupLimits { return cgroupLimits{Pids: o.MaxProcs, Memory: o.MaxMemory} }
+func (o Options) limits() cgroupLimits {
+	return cgroupLimits{Pids: o.MaxProcs, Memory: o.MaxMemory, CPUPercent: o.CPUPercent}
+}
 
 func (o Options) check() error {
 	if o.SandboxTop != "" && !filepath.IsAbs(o.SandboxTop) {
@@ -151,8 +160,8 @@ func (o Options) check() error {
 	if o.MaxFileBytes < 0 {
 		return fmt.Errorf("contain: negative file size cap %d", o.MaxFileBytes)
 	}
-	if o.MaxProcs < 0 || o.MaxMemory < 0 {
-		return fmt.Errorf("contain: negative cgroup limit (pids %d, memory %d)", o.MaxProcs, o.MaxMemory)
+	if o.MaxProcs < 0 || o.MaxMemory < 0 || o.CPUPercent < 0 {
+		return fmt.Errorf("contain: negative cgroup limit (pids %d, memory %d, cpu %d%%)", o.MaxProcs, o.MaxMemory, o.CPUPercent)
 	}
 	return nil
 }

@@ -98,10 +98,14 @@ type Config struct {
 	// an INCOMPLETE pack, pass (report.Report.AllowInconclusive).
 	AllowInconclusive bool
 	// StartTimeout bounds a start: process start, initialize and the tool
-	// list (default 30s). CallTimeout bounds one request (default 10s).
+	// list (default 30s). CallTimeout bounds one request (default 10s):
+	// the floor of a probe's call bound, which grows to the server's
+	// measured latency (latency.go: a quarter of its start time, or 20
+	// round trips of its tool list, at most 4 times CallTimeout).
 	StartTimeout, CallTimeout time.Duration
-	// ProbeTimeout bounds one probe (default 5m): past it the probe's
-	// calls are cancelled and it is inconclusive. RunTimeout bounds the
+	// ProbeTimeout bounds one probe (default 5m), grown in the ratio the
+	// call bound grew: past it the probe's calls are cancelled and it is
+	// inconclusive. RunTimeout bounds the
 	// whole run (default 1h): past it the run stops as on a signal.
 	ProbeTimeout, RunTimeout time.Duration
 	// StdinGrace and TermGrace bound the shutdown steps (default 2s each).
@@ -110,6 +114,12 @@ type Config struct {
 	// contained server's cgroup leaf where the machine offers the
 	// controllers (default MaxProcs and MaxMemory).
 	MaxProcs, MaxMemoryMiB int
+	// CPUPercent starves a contained server: its cgroup leaf gets that
+	// percentage of one CPU (contain.Options.CPUPercent), as on a loaded
+	// machine. It is for the load test (internal/starve), no setting of
+	// the CLI or the config file; where the leaf cannot carry the limit
+	// the run warns and the server runs unlimited. Default 0: no limit.
+	CPUPercent int
 	// Cwd is {cwd}: where the harness was started from; default the
 	// working directory.
 	Cwd string

@@ -77,6 +77,7 @@ func (e *Engine) contain(spec launch.Spec) (launch.Spec, *contain.Handoff, func(
 	}
 	if o.Cgroup {
 		o.MaxProcs, o.MaxMemory = e.cfg.MaxProcs, int64(e.cfg.MaxMemoryMiB)<<20
+		o.CPUPercent = e.cfg.CPUPercent
 	}
 	wrapped, hand, err := contain.WrapEgress(spec, o)
 	e.mu.Lock()
@@ -159,6 +160,11 @@ func (e *Engine) releaseLifelines() {
 // the layer does not apply), so its stop can kill what is left in it.
 func (e *Engine) keepCgroup(hand *contain.Handoff) {
 	cg := hand.Cgroup()
+	if e.cfg.CPUPercent > 0 {
+		if err := cg.CPULimited(); err != nil {
+			e.warn(fmt.Sprintf("the server's CPU is not limited to %d%%: %v", e.cfg.CPUPercent, err))
+		}
+	}
 	if cg == nil {
 		return
 	}

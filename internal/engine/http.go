@@ -224,6 +224,6 @@ func (pr *packRun) httpTarget() *packs.HTTPTarget {
 	if !ok {
 		return nil
 	}
-	return &packs.HTTPTarget{URL: h.URL(), Headers: h.Headers(), Client: netguard.Client(pr.e.cfg.CallTimeout),
+	return &packs.HTTPTarget{URL: h.URL(), Headers: h.Headers(), Client: netguard.Client(pr.callBound()),
 		Started: pr.e.httpProc != nil, SessionID: h.SessionID()}
 }

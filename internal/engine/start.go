@@ -69,6 +69,7 @@ type packRun struct {
 	seen   []observers.Record // what the observers saw since this start
 
 	started time.Time                 // when the server's process was started
+	lat     latency                   // what the start measured of the server's speed (latency.go)
 	hostArg []string                  // the server's absolute path arguments: kept read-only in its namespace
 	recent  func() []observers.Record // the egress observer's latest records; nil without one
 }
@@ -109,6 +110,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 
 	sctx, cancel := context.WithTimeout(ctx, e.cfg.StartTimeout)
 	defer cancel()
+	begun := time.Now()
 	if e.cfg.URL != "" {
 		if err := e.openHTTP(sctx, pr, first); err != nil {
 			return nil, err
@@ -157,8 +159,13 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		}
 		return nil, e.startError(pr, e.initFailure(ctx, sctx, err, unended))
 	}
+	inited := time.Now()
 	surface := &packs.Surface{Init: init}
 	tools, err := pr.sess.ListTools(sctx, 100)
+	if !pr.started.IsZero() {
+		begun = pr.started // the process's start (a fresh one's, after both eras)
+	}
+	pr.lat = measure(begun, inited, pr.sess.Negotiated(), time.Since(inited))
 	surface.Tools = tools
 	if err != nil {
 		surface.ToolsError = err.Error()
@@ -334,12 +341,12 @@ func (pr *packRun) attempt(ctx context.Context, probe packs.Probe, scale int) (r
 	if probe.Active && !e.cfg.Active {
 		res.Verdict, res.Reason = packs.NotApplicable, "an active probe: runs only with --active (Config.Active)"
 	} else {
-		pctx, cancel := context.WithTimeoutCause(ctx, time.Duration(scale)*e.cfg.ProbeTimeout, errProbeDeadline)
+		pctx, cancel := context.WithTimeoutCause(ctx, time.Duration(scale)*pr.probeBound(), errProbeDeadline)
 		defer cancel()
 		p := &packs.Pass{
 			Ctx: pctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface, First: e.firstSurface(),
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
-			CallTimeout: time.Duration(scale) * e.cfg.CallTimeout, Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
+			CallTimeout: time.Duration(scale) * pr.callBound(), Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
 			Listener6: e.listener6(), Install: e.install, Lock: e.cfg.Lock, Redact: e.redactor.String,
 		}
 		e.mu.Lock()
@@ -369,9 +376,9 @@ func (pr *packRun) attempt(ctx context.Context, probe packs.Probe, scale int) (r
 			// reported rests on calls the deadline cancelled, so it is
 			// inconclusive, not a pass and not a finding.
 			res.Verdict = packs.Inconclusive
-			res.Reason = fmt.Sprintf("the probe's deadline passed (timeouts.probe %s): its calls were cancelled", time.Duration(scale)*e.cfg.ProbeTimeout)
+			res.Reason = fmt.Sprintf("the probe's deadline passed (timeouts.probe %s): its calls were cancelled", time.Duration(scale)*pr.probeBound())
 			if !returned {
-				why := fmt.Sprintf("probe %s overran its deadline (timeouts.probe %s) and was abandoned, so the server was stopped", probe.Name, time.Duration(scale)*e.cfg.ProbeTimeout)
+				why := fmt.Sprintf("probe %s overran its deadline (timeouts.probe %s) and was abandoned, so the server was stopped", probe.Name, time.Duration(scale)*pr.probeBound())
 				pr.abandon(why)
 				res.Reason += fmt.Sprintf("; it had not returned %s later and was abandoned; the server was stopped", probeGrace)
 			} else {

@@ -1,17 +1,10 @@
 package core_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +14,7 @@ import (
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/realserver"
+	"github.com/sealmark/sealmark/internal/starve"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -99,8 +93,8 @@ func TestSDKv2(t *testing.T) {
 }
 
 // TestSDKv2Starved is TestSDKv2 with the server's CPU starved to 5% of one
-// CPU (its process moved into a cgroup of the test's own with that quota),
-// as on a loaded machine: the same era and the same verdicts.
+// CPU (internal/starve: its cgroup leaf limited to that), as on a loaded
+// machine: the same era and the same verdicts.
 func TestSDKv2Starved(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the starved runs take minutes")
@@ -121,21 +115,16 @@ func sdkV2Run(t *testing.T, mode string, starved bool) {
 	root, err := realserver.Root()
 	require.NoError(t, err)
 	script := filepath.Join(root, "testdata", "npm", sdkV2.Dir, "server.mjs")
-	args := []string{script, mode}
-	if starved {
-		// server.mjs reads only its first argument: the second marks
-		// this run's process for starve.
-		marker := "sealmark-starve-" + rand.Text()
-		args = append(args, marker)
-		stop := starve(t, marker)
-		defer stop()
-	}
-	e, err := engine.New(engine.Config{Catalog: catalogue.All,
-		Command: node, Args: args,
+	cfg := engine.Config{Catalog: catalogue.All,
+		Command: node, Args: []string{script, mode},
 		Packs: []string{"core"}, SandboxDir: t.TempDir(),
 		StartTimeout: 60 * time.Second, CallTimeout: 20 * time.Second,
 		StdinGrace: time.Second, TermGrace: time.Second,
-	})
+	}
+	if starved {
+		t.Logf("starved %s", starve.Server(t, &cfg))
+	}
+	e, err := engine.New(cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -184,96 +173,4 @@ func sdkV2Run(t *testing.T, mode string, starved bool) {
 			}
 		}
 	}
-}
-
-// starve moves every process whose command line holds marker into a CPU
-// cgroup of the test's own, limited to 5% of one CPU: cgroup v2's cpu.max
-// where the v2 hierarchy has the cpu controller, else cgroup v1's
-// cpu.cfs_quota_us. It polls /proc until stop is called, then removes the
-// cgroup. It skips t where neither can be made (not root).
-func starve(t *testing.T, marker string) (stop func()) {
-	t.Helper()
-	dir, err := starveGroup()
-	if err != nil {
-		t.Skipf("no CPU cgroup to starve the server in: %v", err)
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		moved := map[int]bool{}
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			for _, pid := range marked(marker) {
-				if !moved[pid] && os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0) == nil {
-					moved[pid] = true
-				}
-			}
-		}
-	})
-	return func() {
-		close(done)
-		wg.Wait()
-		// Its processes are gone once the run ended; rmdir fails only
-		// while one lingers, which a later poll of the sweep catches.
-		for i := 0; i < 50 && os.Remove(dir) != nil; i++ {
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-}
-
-// starveGroup makes the CPU cgroup of starve and sets its quota.
-func starveGroup() (string, error) {
-	name := "sealmark-test-starve-" + rand.Text()[:8]
-	if ctl, err := os.ReadFile("/sys/fs/cgroup/cgroup.controllers"); err == nil && bytes.Contains(ctl, []byte("cpu")) {
-		dir := filepath.Join("/sys/fs/cgroup", name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "cpu.max"), []byte("5000 100000"), 0); err != nil {
-			_ = os.Remove(dir)
-			return "", err
-		}
-		return dir, nil
-	}
-	v1 := "/sys/fs/cgroup/cpu"
-	if _, err := os.Stat(filepath.Join(v1, "cpu.cfs_quota_us")); err != nil {
-		return "", errors.New("neither cgroup v2's cpu controller nor cgroup v1's cpu hierarchy is here")
-	}
-	dir := filepath.Join(v1, name)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", err
-	}
-	for file, v := range map[string]string{"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "5000"} {
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(v), 0); err != nil {
-			_ = os.Remove(dir)
-			return "", fmt.Errorf("%s: %v", file, err)
-		}
-	}
-	return dir, nil
-}
-
-// marked lists the pids whose command line holds marker.
-func marked(marker string) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(cmd, []byte(marker)) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
