@@ -23,13 +23,12 @@ const idlePoll = 5 * time.Millisecond
 // asleep in a wait that ends only on an event from outside (a read, an
 // accept, a futex or epoll wait without a timeout) or on a timer longer
 // than ceiling (an epoll, poll, futex or sleep timeout, as the system call
-// was given it). A
-// process starting or exiting, a thread running, a sleep, a wait on a
-// timer the syscall's arguments do not show (nanosleep, a futex with a
-// timeout), a wait the harness is answering (a seccomp notification holds
-// a connect or an open in its call) or a system call Idle does not know
-// keep it waiting: what the server has still to do before ceiling shows
-// before Idle returns.
+// was given it). A process starting or exiting, a thread running, a
+// timer within ceiling, an absolute timeout, a wait the harness is
+// answering (a seccomp notification holds a connect or an open in its
+// call) or a system call Idle does not know keep it waiting, as does a
+// tree of no process (a server the run did not start): what the server
+// has still to do within ceiling shows before Idle returns.
 //
 // What Idle cannot see is a timer armed before the wait began in a thread
 // that has not run since, longer than ceiling and due within it: such a
@@ -40,8 +39,8 @@ func (o *Observer) Idle(ctx context.Context, ceiling time.Duration) bool {
 	for {
 		snap, ok := o.idleSnapshot(ceiling)
 		switch {
-		case !ok:
-			last = nil
+		case !ok || len(snap) == 0:
+			last = nil // busy, or no process to watch (a server the run did not start)
 		case last != nil && sameRun(last, snap):
 			return true
 		default:
