@@ -131,66 +131,103 @@ func BenchmarkReferenceSplit(b *testing.B) {
 // split of BenchmarkCoreSplit.
 func benchSplit(b *testing.B, catalog []packs.Pack, command string, args ...string) {
 	dir := b.TempDir()
-	var wall, server, cancelled time.Duration
-	var requests int
+	var sum split
 	for range b.N {
-		tm := &timedServer{}
-		timed := make([]packs.Pack, len(catalog))
-		for j, pk := range catalog {
-			probes := make([]packs.Probe, len(pk.Probes))
-			for i, pr := range pk.Probes {
-				run := pr.Run
-				pr.Run = func(p *packs.Pass) {
-					p.Server = tm.wrap(p.Server)
-					run(p)
-				}
-				probes[i] = pr
+		sum.add(runSplit(b, catalog, dir, command, args...))
+	}
+	sum.report(b)
+}
+
+// split is one run's (or several runs' summed) wall time and the server's
+// share of it, measured from the frames' times.
+type split struct {
+	wall, server, cancelled time.Duration
+	requests                int
+	starts                  int // the sessions the probes were handed
+	runs                    int
+}
+
+func (s *split) add(o split) {
+	s.wall += o.wall
+	s.server += o.server
+	s.cancelled += o.cancelled
+	s.requests += o.requests
+	s.starts += o.starts
+	s.runs += o.runs
+}
+
+// harness is what is left of the wall time once the server's answers (and
+// the call the cancellation check cancels) are taken out.
+func (s split) harness() time.Duration { return s.wall - s.server - s.cancelled }
+
+// report gives BenchmarkCoreSplit's metrics, per run.
+func (s split) report(b *testing.B) {
+	b.ReportMetric(s.ms(s.wall), "wall-ms/op")
+	b.ReportMetric(s.ms(s.server), "server-ms/op")
+	b.ReportMetric(s.ms(s.cancelled), "cancelled-call-ms/op")
+	b.ReportMetric(s.ms(s.harness()), "harness-ms/op")
+	b.ReportMetric(100*float64(s.harness())/float64(s.wall), "harness-%")
+	b.ReportMetric(float64(s.requests)/float64(s.runs), "requests/op")
+}
+
+// ms is d per run, in milliseconds.
+func (s split) ms(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000 / float64(max(s.runs, 1))
+}
+
+// runSplit runs the catalog against the server once, every probe's server
+// timed.
+func runSplit(b *testing.B, catalog []packs.Pack, dir, command string, args ...string) split {
+	b.Helper()
+	tm := &timedServer{}
+	timed := make([]packs.Pack, len(catalog))
+	for j, pk := range catalog {
+		probes := make([]packs.Probe, len(pk.Probes))
+		for i, pr := range pk.Probes {
+			run := pr.Run
+			pr.Run = func(p *packs.Pass) {
+				p.Server = tm.wrap(p.Server)
+				run(p)
 			}
-			pk.Probes = probes
-			timed[j] = pk
+			probes[i] = pr
 		}
-		e, err := engine.New(engine.Config{Command: command, Args: args, SandboxDir: dir, Catalog: timed})
-		if err != nil {
-			b.Fatal(err)
-		}
-		start := time.Now()
-		rep := e.Run(context.Background(), engine.Hooks{})
-		wall += time.Since(start)
-		if rep.HarnessError != "" {
-			b.Fatal(rep.HarnessError)
-		}
-		server += tm.total
-		requests += tm.n
-		for _, pk := range rep.Packs {
-			for _, p := range pk.Probes {
-				// The cancelled call never answers, so no frame times it: the
-				// duration the probe asked of the tool is the server's time.
-				if p.ID == "CORE-CANCELLATION" && p.Verdict == packs.Passed {
-					cancelled += core.CancelDuration
-				}
-				if testing.Verbose() && p.Millis >= 50 {
-					b.Logf("%s: %d ms", p.ID, p.Millis)
-				}
+		pk.Probes = probes
+		timed[j] = pk
+	}
+	e, err := engine.New(engine.Config{Command: command, Args: args, SandboxDir: dir, Catalog: timed})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	rep := e.Run(context.Background(), engine.Hooks{})
+	s := split{wall: time.Since(start), server: tm.total, requests: tm.n, starts: tm.sessions, runs: 1}
+	if rep.HarnessError != "" {
+		b.Fatal(rep.HarnessError)
+	}
+	for _, pk := range rep.Packs {
+		for _, p := range pk.Probes {
+			// The cancelled call never answers, so no frame times it: the
+			// duration the probe asked of the tool is the server's time.
+			if p.ID == "CORE-CANCELLATION" && p.Verdict == packs.Passed {
+				s.cancelled += core.CancelDuration
+			}
+			if testing.Verbose() && p.Millis >= 50 {
+				b.Logf("%s: %d ms", p.ID, p.Millis)
 			}
 		}
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
-	b.ReportMetric(ms(wall), "wall-ms/op")
-	b.ReportMetric(ms(server), "server-ms/op")
-	b.ReportMetric(ms(cancelled), "cancelled-call-ms/op")
-	b.ReportMetric(ms(wall-server-cancelled), "harness-ms/op")
-	b.ReportMetric(100*float64(wall-server-cancelled)/float64(wall), "harness-%")
-	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+	return s
 }
 
 // timedServer is the pack's server with every request's server time
 // added up, measured from the frames' times.
 type timedServer struct {
-	mu    sync.Mutex
-	inner packs.Server
-	mark  int // the first frame not yet looked at
-	total time.Duration
-	n     int
+	mu       sync.Mutex
+	inner    packs.Server
+	mark     int // the first frame not yet looked at
+	total    time.Duration
+	n        int
+	sessions int // the distinct sessions seen: the starts probes ran on
 }
 
 // wrap makes the probe's server the timed one (the same session for every
@@ -200,6 +237,7 @@ func (t *timedServer) wrap(s packs.Server) packs.Server {
 	defer t.mu.Unlock()
 	if t.inner != s {
 		t.inner, t.mark = s, 0
+		t.sessions++
 	}
 	return timedView{t}
 }

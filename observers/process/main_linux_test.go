@@ -42,6 +42,11 @@ func child(mode string) int {
 		time.Sleep(60 * time.Second)
 	case "brief":
 		time.Sleep(300 * time.Millisecond)
+	case "ticking": // wakes every 30 ms for a minute, as a retry loop does
+		fmt.Println("ready")
+		for range 2000 {
+			time.Sleep(30 * time.Millisecond)
+		}
 	case "spawn": // "go ARGS" starts a sleeper, "brief ARGS" a short-lived one
 		sc := bufio.NewScanner(os.Stdin)
 		for sc.Scan() {

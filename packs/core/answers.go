@@ -258,18 +258,37 @@ func exchange(p *packs.Pass, r rawRequest) (*sent, error) {
 // awaiting them: an answer that comes later is still taken as theirs (by
 // id, or a null one as the earliest unanswered line's), never charged to
 // another line.
+//
+// Once every line still awaited has had its barrier answered, the grace
+// left is a ceiling, not a wait: when the server's tree is idle with
+// nothing due within it (Pass.WaitIdle) and a second barrier's answer, which
+// follows whatever the server wrote before it, brought nothing, no answer
+// is still to come and the lines stop being awaited.
 func settle(p *packs.Pass, lines ...*sent) {
 	l := ledgerOf(p)
-	for {
+	for tried := false; ; {
 		l.scan(p)
-		waiting := false
+		waiting, barred, left := false, true, time.Duration(0)
 		for _, s := range lines {
 			if !s.done() && s.awaited(l, p.CallTimeout) {
 				waiting = true
+				if s.barred.IsZero() {
+					barred = false
+				} else {
+					left = max(left, l.grace(p.CallTimeout)-time.Since(s.barred))
+				}
 			}
 		}
 		if !waiting || p.Ctx.Err() != nil || !p.Server.Alive() {
 			break
+		}
+		if barred && !tried && left > 0 {
+			tried = true
+			if p.WaitIdle(left) && barrier(p) == nil {
+				l.scan(p)
+				break
+			}
+			continue
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -153,3 +153,18 @@ func TestRawAnswersMcpGo(t *testing.T) {
 	require.Contains(t, got["CORE-INVALID-REQUEST"], "an object id (a result)")
 	require.True(t, strings.HasPrefix(got["CORE-WIRE-MESSAGES"], string(packs.Passed)), "wire-messages on mcp-go: %s", got["CORE-WIRE-MESSAGES"])
 }
+
+// TestRawAnswersLateInASandbox is the concurrent twin of
+// TestRawAnswersMatchedByID in a sandbox, where the process observer
+// ends the grace past a barrier as soon as the server is idle: the answer
+// the fixture holds for 300 ms is a timer due within the grace, so the
+// tree is not idle before it was written, and no probe fails. With a
+// barrier that ended the grace on an idle-looking tree alone, request-ids
+// and invalid-params failed ("got no answer").
+func TestRawAnswersLateInASandbox(t *testing.T) {
+	rep, err := coreReport(t.TempDir(), "concurrent", false)
+	require.NoError(t, err)
+	require.Empty(t, rep.HarnessError)
+	require.Len(t, rep.Packs, 1)
+	checkVerdicts(t, rep.Packs[0].Probes, nil)
+}

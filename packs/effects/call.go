@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,10 +75,9 @@ func (cl *caller) do(t packs.Tool, fill map[string]any, shown []string) *call {
 		p.Notef("%s: %v", c.shown, c.err)
 	}
 	if p.Observed != nil && cl.each {
-		select {
-		case <-time.After(settle):
-		case <-p.Ctx.Done():
-		}
+		// What the call set going shows before its tree is idle; a tree
+		// that stays busy is given settle, as a fixed wait was.
+		p.WaitIdle(settle)
 		c.recs = cl.collect()
 	}
 	return c
@@ -91,38 +91,59 @@ func (cl *caller) collect() []observers.Record {
 	return fresh
 }
 
-// finish collects until the observers have been quiet for a while
-// (at least wait, at most wait plus two seconds) and gives each record no
+// finish collects until the observers have been quiet for a while and
+// gives each record no
 // call was given yet to the call it belongs to: the call whose marker a
 // loopback connection carries (marks, by call), else the call during which
 // it happened, from the call's start to the next call's; the last call's
 // time runs to settle after its answer, or, when there is no after, to
 // the end of finish. It returns the records that belong to no call.
+//
+// The watch ends at the first of two barriers: the server's process tree
+// idle (nothing due within wait, Pass.WaitIdle) with nothing new seen by
+// then nor by a ping round trip after it; or, as before the barrier, wait
+// and then the observers quiet for 3×settle (at most wait plus two
+// seconds). A server that goes on doing something (a retry every 100 ms)
+// never idles and is watched as long as before.
 func (cl *caller) finish(wait time.Duration, marks []string, keepAfter bool) (after []observers.Record) {
 	p := cl.p
 	if p.Observed == nil {
 		return nil
 	}
 	var late []observers.Record
-	deadline := time.Now().Add(wait + 2*time.Second)
-	for quietSince, first := time.Now(), true; ; first = false {
-		pause := 50 * time.Millisecond
-		if first {
-			pause = wait
-		}
-		select {
-		case <-time.After(pause):
-		case <-p.Ctx.Done():
-			return nil
-		}
-		got := cl.collect()
+	start := time.Now()
+	deadline := start.Add(wait + 2*time.Second)
+	idle := p.WaitIdle(wait)
+	if p.Ctx.Err() != nil {
+		return nil
+	}
+	got := cl.collect()
+	late = append(late, got...)
+	if idle && len(got) == 0 {
+		// The ping's answer follows everything the server wrote before it,
+		// and its round trip gives the harness's own endpoints the time to
+		// book a connection the server made before it went idle.
+		ctx, cancel := context.WithTimeout(p.Ctx, wait)
+		p.Server.Request(ctx, "ping", nil)
+		cancel()
+		got = cl.collect()
 		late = append(late, got...)
+	}
+	for quietSince := start; !idle || len(got) > 0; {
 		if len(got) > 0 {
 			quietSince = time.Now()
 		}
 		if time.Since(quietSince) >= 3*settle || time.Now().After(deadline) {
 			break
 		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-p.Ctx.Done():
+			return nil
+		}
+		got = cl.collect()
+		late = append(late, got...)
+		idle = false // once something came, the observers' quiet decides
 	}
 	for _, r := range late {
 		owner, longest := -1, 0

@@ -29,7 +29,11 @@
 // The other probes share one sweep per start: every read-only tool (every
 // tool with --active) called once with arguments synthesized from its
 // schema (URL arguments get a URL on the upstream stub), each call's
-// observations kept apart, then a quiet window of 1 s with no call.
+// observations kept apart (each collected once the server's process tree
+// is idle, at most 50 ms after the answer), then a quiet window of at most
+// 1 s with no call, which ends once the tree is idle with nothing due
+// within it and a ping brought nothing new: a server that keeps trying
+// the network never idles and is watched the whole window.
 // writes-outside-sandbox reads the egress observer's opens for writing,
 // deletes, renames, links, new directories and nodes and truncates
 // outside the sandbox (refused or not; a rename whose either end, a hard

@@ -89,6 +89,11 @@ func TestEffectTwins(t *testing.T) {
 		{Flaws: "world-readable-output", Want: packtest.Want{"EFFECTS-SHARED-OUTPUT": {
 			`medium: ` + readNote + ` wrote what it was given into tmp/sealmark-export-sealmark-{token}.txt, readable by everyone (0644), in the temp directory`}}},
 		{Flaws: "spawn-on-read", Want: packtest.Want{"EFFECTS-SPAWNS": {`high: ` + readNote + ` ran sm-echo sealmark-{token}`}}},
+		// Effects 20 ms after the answer: the barrier after each call waits
+		// for the timer, as the fixed 50 ms it replaces did.
+		{Flaws: "late-spawn", Want: packtest.Want{"EFFECTS-SPAWNS": {`high: ` + readNote + ` ran sm-echo sealmark-{token}`}}},
+		{Flaws: "late-write-tmp", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
+			`medium: ` + readNote + ` opened {tmp}/sealmark-fixture-sealmark-{token}.txt for writing (the system temp directory, shared by every user), outside the sandbox`}}},
 		{Flaws: "listen-per-call", Want: packtest.Want{"EFFECTS-LISTENERS": {`medium: ` + readNote + ` opened a listening socket: tcp on 127.0.0.1 (loopback)`}}},
 		{Flaws: "network-call", Want: packtest.Want{"EFFECTS-NETWORK": {`info: ` + readNote + ` tried the network: connect 127.0.0.1:9, DNS 127.0.0.53:53`}}},
 		{Flaws: "retry-forever", Want: packtest.Want{"EFFECTS-NETWORK": {
