@@ -68,6 +68,12 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// CheckRows checks the user's table rows (probes:) as Parse reads them,
+// so a bad row is named at its line; nil checks nothing here (the rows
+// are checked again when their pack is made). internal/catalogue sets it
+// to the table pack's check: the configuration knows no pack.
+var CheckRows func(rows []map[string]any) error
+
 // Parse reads a sealmark.yaml held in data; name is how errors and origins
 // name the file. It returns the defaults overlaid with what the file sets,
 // and the line of every key the file sets (a section such as "server", a

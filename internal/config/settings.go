@@ -51,7 +51,8 @@ type Settings struct {
 	OnlyProbes, SkipProbes []string
 
 	// Probes are the user's own table rows (probes:), as decoded; Parse
-	// checks them with packs/table, which builds the user pack from them.
+	// checks them with CheckRows, which the catalogue sets to the table
+	// pack's own check (config knows no pack).
 	Probes []map[string]any
 
 	FailOn string // fail_on: low, medium, high (default) or critical

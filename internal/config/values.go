@@ -7,7 +7,6 @@ import (
 
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/packs"
-	"github.com/sealmark/sealmark/packs/table"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -88,13 +87,11 @@ func (p *parser) value(s *setting, v *yaml.Node) bool {
 			p.errorf(v, s.key, "want a list of probe rows, got %s", describe(v))
 			break
 		}
-		parsed, err := table.Rows(rows)
-		if err == nil {
-			_, err = table.Pack(UserPack, parsed)
-		}
-		if err != nil {
-			p.errorf(v, s.key, "%v", err)
-			break
+		if CheckRows != nil {
+			if err := CheckRows(rows); err != nil {
+				p.errorf(v, s.key, "%v", err)
+				break
+			}
 		}
 		*s.field(p.s).(*[]map[string]any) = rows
 	}
