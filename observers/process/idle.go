@@ -30,9 +30,13 @@ const idlePoll = 5 * time.Millisecond
 // tree of no process (a server the run did not start): what the server
 // has still to do within ceiling shows before Idle returns.
 //
-// What Idle cannot see is a timer armed before the wait began in a thread
-// that has not run since, longer than ceiling and due within it: such a
-// wait's timeout is the one it was entered with.
+// What Idle cannot see is a timer that is not the wait's own timeout: a
+// timeout armed before the wait began in a thread that has not run since
+// (the wait's timeout is the one it was entered with), a timerfd watched
+// by an untimed epoll or read, an alarm or interval timer that a signal
+// ends a pause with. A server that schedules work so loses the barrier
+// no more than it lost the fixed wait it replaces, whose ceiling any
+// delay longer than it also passed.
 func (o *Observer) Idle(ctx context.Context, ceiling time.Duration) bool {
 	deadline := time.Now().Add(ceiling)
 	var last map[int]uint64 // tid → CPU ns, for the tree's threads
