@@ -108,6 +108,21 @@ type Pack struct {
 	// first start gets them otherwise), for probes that judge where the
 	// server's environment goes (the exec pack's children).
 	Canaries bool
+	// SharesStart runs the pack on a start of a stdio server that an
+	// earlier pack of the run left running (core's drift check's, or that
+	// of another pack that shares), instead of starting the server again,
+	// and hands its own start on to the next pack that shares. Set it
+	// when the pack's probes neither need a server no request has reached
+	// yet nor leave it changed for the packs after them. The pack still
+	// gets a fresh start when the held one's server exited, a probe on it
+	// was abandoned or timed out twice, the pack asks for Starts, Canaries,
+	// Relaunch or a GitLayout not staged when that server started, or the
+	// run asks for fresh starts (engine.Config.FreshStarts,
+	// --fresh-starts). The pack's probes see the start as their own: a
+	// fresh Pass.Shared, what the observers saw from the server's start
+	// up to the first probe on it (not what earlier packs' probes made it
+	// do), and the canaries only when the pack is the run's first.
+	SharesStart bool
 	// Relaunch starts a stdio server afresh (handshake and all, the same
 	// surface and Shared) before each probe of the pack that finds it
 	// exited, so that one tool that kills the server (the exec pack's
@@ -123,9 +138,11 @@ type Pack struct {
 	GitLayout bool
 	// Restarted are probes run once Probes have, on a start of their own:
 	// the pack's start is closed and the server started once more
-	// (without the canaries), so that they can compare that start with
-	// the run's first (Pass.First): core's tool-drift. They are selected,
-	// listed and counted like Probes, after them. Nil means none.
+	// (with the first start's canaries), so that they can compare that
+	// start with the run's first (Pass.First): core's tool-drift. They
+	// are selected, listed and counted like Probes, after them, and must
+	// leave the server as they found it: their start is handed on to the
+	// next pack that shares one (SharesStart). Nil means none.
 	Restarted []Probe
 	// StartLimits is the ID of the pack's probe that judges a process or
 	// memory limit no probe owned (core's resource-limits): a limit the

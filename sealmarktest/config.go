@@ -66,6 +66,9 @@ type Config struct {
 	SandboxDir string
 	// KeepSandbox keeps the sandbox after the test and logs its path.
 	KeepSandbox bool
+	// FreshStarts starts the server afresh for every pack, even one that
+	// could run on the start an earlier pack left running (--fresh-starts).
+	FreshStarts bool
 	// MaxMiB is the sandbox size limit (sandbox.max_mib, default 1024).
 	MaxMiB int
 	// LayersOff turns containment layers off (sandbox.layers_off): any of
@@ -190,6 +193,7 @@ func (c Config) settings() (*config.Resolved, error) {
 	}
 	s.NoSandbox = s.NoSandbox || c.NoSandbox
 	s.KeepSandbox = s.KeepSandbox || c.KeepSandbox
+	s.FreshStarts = s.FreshStarts || c.FreshStarts
 	str(&s.SandboxDir, c.SandboxDir, "sandbox.dir", "SandboxDir")
 	if c.MaxMiB != 0 {
 		s.MaxMiB = c.MaxMiB

@@ -130,6 +130,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"lock":           {[]string{"--lock", "/nonexistent/l.json", "--", "x"}, "lock: /nonexistent/l.json does not exist: sealmark pin writes it"},
 		"keep-env":       {[]string{"--keep-env", "BAD=NAME", "--", "x"}, `--keep-env: want a comma-separated list of names, got "BAD=NAME"`},
 		"keep-sandbox":   boolErr("keep-sandbox"),
+		"fresh-starts":   boolErr("fresh-starts"),
 		"layers-off":     {[]string{"--layers-off", "landlock,selinux", "--", "x"}, `flag --layers-off: sandbox.layers_off: unknown containment layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota, secrets)`},
 		"max-mib":        {[]string{"--max-mib", "lots", "--", "x"}, `--max-mib: want an integer, got "lots"`},
 		"no-sandbox":     boolErr("no-sandbox"),

@@ -55,6 +55,7 @@ var settings = []setting{
 	{key: "--no-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.NoSandbox }},
 	{key: "--uncontained", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.Uncontained }},
 	{key: "--keep-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.KeepSandbox }},
+	{key: "--fresh-starts", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.FreshStarts }},
 	{key: "packs", kind: kindNames, field: func(s *Settings) any { return &s.Packs }},
 	{key: "--probes", kind: kindGlobs, flagOnly: true, field: func(s *Settings) any { return &s.OnlyProbes }},
 	{key: "--skip-probes", kind: kindGlobs, flagOnly: true, field: func(s *Settings) any { return &s.SkipProbes }},

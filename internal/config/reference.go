@@ -45,6 +45,7 @@ var keyDocs = map[string]string{
 	"sandbox.network":    "network containment: closed (loopback only), the only value",
 	"--no-sandbox":       "run the server without a sandbox, with your environment (the run is CUSTOM)",
 	"--keep-sandbox":     "keep the sandbox after the run and print its path",
+	"--fresh-starts":     "start the server afresh for every pack, even one that could run on the start an earlier pack left running (same verdicts, slower)",
 	"--uncontained":      "start the server although this system has no containment layers (not Linux, or Linux without them); the run is CUSTOM",
 	"packs":              "the packs to run; empty means every pack",
 	"--probes":           "run only the probes these globs match (pack/name, name or ID: core/secret-*, FS-READ-*)",

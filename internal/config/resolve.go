@@ -71,6 +71,7 @@ var flagKeys = map[string]string{
 	"service":            "sandbox.services",
 	"no-sandbox":         "--no-sandbox",
 	"keep-sandbox":       "--keep-sandbox",
+	"fresh-starts":       "--fresh-starts",
 	"uncontained":        "--uncontained",
 	"packs":              "packs",
 	"probes":             "--probes",

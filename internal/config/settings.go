@@ -40,6 +40,7 @@ type Settings struct {
 	LayersOff   []string // sandbox.layers_off: containment layers turned off (the run is CUSTOM)
 	Services    []string // sandbox.services: host endpoints the server may reach (tcp:127.0.0.1:5432, unix:/path)
 	KeepSandbox bool     // --keep-sandbox (flag only)
+	FreshStarts bool     // --fresh-starts (flag only): no pack runs on another's start
 
 	Packs []string                  // packs: the packs to run; empty means every pack
 	Hints map[string]map[string]any // hints: per pack, free-form keys the pack validates

@@ -31,8 +31,18 @@ import (
 //	harness-net-%     the harness's share with the server's own time for
 //	                  each start the probes ran on taken out
 //
+// Its two sub-benchmarks are the run as it ships, where fs and effects
+// run on the start core's drift check left running (shared), and with
+// every pack on a fresh start (fresh, --fresh-starts): the before and
+// after of sharing, in one sitting.
+//
 //	go test -run '^$' -bench ReferenceDefaultRun -benchtime 3x ./internal/engine/
 func BenchmarkReferenceDefaultRun(b *testing.B) {
+	b.Run("shared", func(b *testing.B) { referenceDefaultRun(b, false) })
+	b.Run("fresh", func(b *testing.B) { referenceDefaultRun(b, true) })
+}
+
+func referenceDefaultRun(b *testing.B, fresh bool) {
 	script := realserver.FilesystemLatest.CwdArg(b)
 	path := realserver.FilesystemLatest.Script(b)
 	dir := b.TempDir()
@@ -40,7 +50,7 @@ func BenchmarkReferenceDefaultRun(b *testing.B) {
 	var own time.Duration
 	for range b.N {
 		own += ownStart(b, "node", path)
-		sum.add(runSplit(b, catalogue.All, dir, "node", script, "{sandbox}"))
+		sum.add(runSplitStarts(b, fresh, catalogue.All, dir, "node", script, "{sandbox}"))
 	}
 	sum.report(b)
 	n := float64(b.N)

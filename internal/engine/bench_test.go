@@ -179,6 +179,13 @@ func (s split) ms(d time.Duration) float64 {
 // timed.
 func runSplit(b *testing.B, catalog []packs.Pack, dir, command string, args ...string) split {
 	b.Helper()
+	return runSplitStarts(b, false, catalog, dir, command, args...)
+}
+
+// runSplitStarts is runSplit with every pack on a fresh start when fresh
+// is set (Config.FreshStarts).
+func runSplitStarts(b *testing.B, fresh bool, catalog []packs.Pack, dir, command string, args ...string) split {
+	b.Helper()
 	tm := &timedServer{}
 	timed := make([]packs.Pack, len(catalog))
 	for j, pk := range catalog {
@@ -194,7 +201,7 @@ func runSplit(b *testing.B, catalog []packs.Pack, dir, command string, args ...s
 		pk.Probes = probes
 		timed[j] = pk
 	}
-	e, err := engine.New(engine.Config{Command: command, Args: args, SandboxDir: dir, Catalog: timed})
+	e, err := engine.New(engine.Config{Command: command, Args: args, SandboxDir: dir, Catalog: timed, FreshStarts: fresh})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -63,6 +63,11 @@ type Config struct {
 	SandboxDir string
 	// KeepSandbox keeps the sandbox after the run and prints its path.
 	KeepSandbox bool
+	// FreshStarts starts the server afresh for every pack, even one that
+	// could run on a start an earlier pack left running
+	// (packs.Pack.SharesStart). The verdicts are the same; the run takes
+	// longer. (--fresh-starts)
+	FreshStarts bool
 	// MaxMiB is sandbox.max_mib (default 1024); enforced by the size observer.
 	MaxMiB int
 	// LayersOff turns containment layers off (sandbox.layers_off), each of
@@ -321,7 +326,7 @@ func FromSettings(s config.Settings) (Config, error) {
 	}
 	cfg := Config{
 		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
-		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, MaxMiB: s.MaxMiB,
+		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, FreshStarts: s.FreshStarts, MaxMiB: s.MaxMiB,
 		LayersOff: s.LayersOff, Uncontained: s.Uncontained, Services: s.Services, Packs: s.Packs, OnlyProbes: s.OnlyProbes, SkipProbes: s.SkipProbes, FailOn: &sev, AllowInconclusive: s.AllowInconclusive, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
 		ProbeTimeout: s.ProbeTimeout, RunTimeout: s.RunTimeout,
 		URL: s.URL, Start: s.Start, Hints: s.Hints, DBAdminDSN: s.DBAdminDSN,

@@ -89,6 +89,7 @@ type Engine struct {
 	surface *packs.Surface
 	closed  bool
 	running *packRun // the start whose probes run now
+	held    *packRun // a start kept for the next pack that shares one (share.go)
 	// unstarted names the pack whose start failed before any start
 	// succeeded: every later pack is skipped.
 	unstarted string
@@ -384,6 +385,7 @@ func (e *Engine) Close() *report.Report {
 	}
 	e.closed = true
 	e.mu.Unlock()
+	e.dropHeld()
 	e.stopHTTP()
 	if e.watch != nil && e.watch.process != nil && e.httpProc != nil {
 		_, grace := e.graces()

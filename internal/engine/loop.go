@@ -130,6 +130,9 @@ func (e *Engine) runPack(ctx context.Context, t T, pk packs.Pack, h Hooks) {
 			return
 		}
 	}
+	if !e.shares(pk) {
+		e.dropHeld() // before the git layout is staged, as with no start held
+	}
 	if pk.GitLayout {
 		e.stageGit()
 	}
@@ -207,7 +210,11 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 	if e.skipUnstarted(t, pk) {
 		return
 	}
-	pr, err := e.startPack(ctx, pk, st, -1)
+	pr := e.takeHeld(pk) // share.go
+	var err error
+	if pr == nil {
+		pr, err = e.startPack(ctx, pk, st, -1)
+	}
 	if err != nil {
 		if e.firstSurface() == nil {
 			e.mu.Lock()
@@ -217,7 +224,7 @@ func (e *Engine) runStart(ctx context.Context, t T, pk packs.Pack, st packs.Star
 		t.Error("", fmt.Sprintf("sealmark: pack %s: the server did not start: %s", pk.Name, e.Redact(err.Error())))
 		return
 	}
-	defer pr.Close()
+	defer e.hold(pr, pk.SharesStart)
 	if ok, why := pr.applies(); !ok {
 		pr.packNotApplicable(why)
 		t.Skip("not applicable: " + e.Redact(why))

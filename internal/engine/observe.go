@@ -261,6 +261,7 @@ func (pr *packRun) begin(token string) *probeView {
 	if pr.e.watch == nil {
 		return nil
 	}
+	pr.probeBegun()
 	for _, o := range pr.e.watch.all {
 		o.Begin(token)
 	}

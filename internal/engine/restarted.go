@@ -19,7 +19,7 @@ func (e *Engine) runRestarted(ctx context.Context, t T, pk packs.Pack, idx int, 
 	var err error
 	defer func() {
 		if pr != nil && err == nil {
-			pr.Close()
+			e.hold(pr, true) // handed on to the next pack that shares a start
 		}
 	}()
 	for _, probe := range pk.Restarted {

@@ -68,6 +68,14 @@ type packRun struct {
 	seenMu sync.Mutex
 	seen   []observers.Record // what the observers saw since this start
 
+	// startOf names the pack whose start of the server this is (the
+	// pack's own, or the one that handed it on: share.go); gitReady is
+	// set when the sandbox's git layout was staged before the server
+	// started; firstProbe is when the first probe on it began.
+	startOf    string
+	gitReady   bool
+	firstProbe time.Time
+
 	started time.Time                 // when the server's process was started
 	lat     latency                   // what the start measured of the server's speed (latency.go)
 	hostArg []string                  // the server's absolute path arguments: kept read-only in its namespace
@@ -96,6 +104,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 			e.redactor.Secret(s, redact.MaskRedacted)
 		}
 	}
+	e.dropHeld() // one server at a time
 	extra := idx >= 0
 	e.mu.Lock()
 	first := e.starts == 0
@@ -104,7 +113,7 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		e.rep.Packs = append(e.rep.Packs, report.Pack{Name: pk.Name, Start: st.Name, Doc: pk.Doc, User: pk.User})
 		idx = len(e.rep.Packs) - 1
 	}
-	pr := &packRun{e: e, pack: pk, shared: map[string]any{}, idx: idx, extra: extra, vars: maps.Clone(e.vars)}
+	pr := &packRun{e: e, pack: pk, shared: map[string]any{}, idx: idx, extra: extra, vars: maps.Clone(e.vars), startOf: pk.Name}
 	e.mu.Unlock()
 	maps.Copy(pr.vars, st.Vars)
 
@@ -240,6 +249,7 @@ func (e *Engine) launch(pr *packRun, first bool, command string, rawArgs []strin
 	}
 	lspec, hand, policy := e.contain(launch.Spec{Path: path, Args: args, Env: env, Dir: dir})
 	pr.started = time.Now()
+	pr.gitReady = e.sb != nil && e.sb.Repo != ""
 	for _, a := range args {
 		if filepath.IsAbs(a) {
 			pr.hostArg = append(pr.hostArg, filepath.Clean(a))

@@ -184,6 +184,10 @@ type Pack struct {
 	// User is true for a pack of the user's own probes; it does not change
 	// the run's class.
 	User bool `json:"user,omitempty"`
+	// SharedStart names the pack whose start of the server this pack ran
+	// on instead of starting it again ("core": its drift check's start;
+	// see packs.Pack.SharesStart); empty for a start of the pack's own.
+	SharedStart string `json:"sharedStart,omitempty"`
 	// Probes holds every probe of the pack that ran, in order.
 	Probes []Probe `json:"probes"`
 	// Incomplete is true when the pack gave no verdict of its own: at

@@ -16,7 +16,10 @@ func Hinted(hints ...Hint) packs.Pack {
 	pk := packs.Pack{
 		Name:    "fs",
 		Prepare: prepare,
-		Doc:     "a file server must keep every read and write inside its root: no ../, absolute, sibling-prefix, link, encoded, backslash, NUL, ~ or file:// escape",
+		// Its probes read and write inside the sandbox, which outlives
+		// every start anyway, and ask nothing of a fresh server.
+		SharesStart: true,
+		Doc:         "a file server must keep every read and write inside its root: no ../, absolute, sibling-prefix, link, encoded, backslash, NUL, ~ or file:// escape",
 		Applies: func(s *packs.Surface) (bool, string) {
 			if len(Tools(s, hints)) > 0 || len(Pending(s, hints)) > 0 {
 				return true, ""

@@ -17,5 +17,8 @@ var Pack = packs.Pack{
 		return false, fmt.Sprintf("no database tool: none of the %d tools takes SQL (an argument named sql, query or statement), a table or column name, or a backup path", len(s.Tools))
 	},
 	Prepare: prepare,
-	Probes:  []packs.Probe{readOnlyWrite, multiStatement, guardBypass, identifierInjection, attachRead, writeOutside, sideEffectWrite},
+	// Its probes change the database file, which outlives every start
+	// anyway, and ask nothing of a fresh server.
+	SharesStart: true,
+	Probes:      []packs.Probe{readOnlyWrite, multiStatement, guardBypass, identifierInjection, attachRead, writeOutside, sideEffectWrite},
 }

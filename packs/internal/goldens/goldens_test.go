@@ -72,6 +72,11 @@ func goldens(t *testing.T) []golden {
 		{"all-fs-correct", []string{fsserver.Verb, "{sandbox}"}, all},
 		{"all-git-flawed", []string{gitserver.Verb, "-flaws=prefix-check", "{sandbox}"}, all},
 		{"fs-flawed", []string{fsserver.Verb, "-flaws=follow-links", "{sandbox}"}, packsOf("fs")},
+		// Every pack on a flawed file, effects and SQL server: core's drift
+		// check hands its start on to fs, effects and sqlite in turn.
+		{"all-fs-flawed", []string{fsserver.Verb, "-flaws=follow-links", "{sandbox}"}, all},
+		{"all-effects-flawed", []string{effectsserver.Verb, "-flaws=no-filter", "-allow={upstream}", "-outside=127.0.0.1:9", "-dns=127.0.0.53:53"}, all},
+		{"all-sqlite-flawed", []string{sqlserver.Verb, "-flaws=no-guard", "{sqlite}"}, all},
 		{"fs-hinted", []string{fsserver.Verb, "-flaws=prefix-check", "{sandbox}"}, func(c *engine.Config) {
 			packsOf("fs")(c)
 			c.Hints = map[string]map[string]any{"fs": {"read_file": map[string]any{"role": "read", "path": "path"}}}
@@ -105,7 +110,10 @@ func goldens(t *testing.T) []golden {
 }
 
 // TestGoldens runs every golden and compares its normalized report with
-// testdata/<name>.json (-update writes it).
+// testdata/<name>.json (-update writes it). A golden whose run shared a
+// start between packs (packs.Pack.SharesStart) runs again with fresh
+// starts (Config.FreshStarts), which must give the same file: -update
+// writes it from that run.
 func TestGoldens(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every pack against its fixtures")
@@ -115,36 +123,57 @@ func TestGoldens(t *testing.T) {
 	// Two at a time, not packtest.Parallel: on a loaded machine more
 	// runs at once make the later starts (the drift check's) miss their
 	// bounds, which would show as a changed verdict.
+	run := func(g golden, fresh bool) packtest.Result {
+		r := packtest.Result{Dir: t.TempDir()}
+		c := engine.Config{Command: self, Args: g.args, CallTimeout: 10 * time.Second, FreshStarts: fresh}
+		g.cfg(&c)
+		r.Report, r.Err = packtest.Run(r.Dir, c)
+		return r
+	}
 	results := make([]packtest.Result, len(gs))
+	freshResults := make([]*packtest.Result, len(gs))
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
 	for i, g := range gs {
-		results[i].Dir = t.TempDir()
 		wg.Go(func() {
 			sem <- struct{}{}
-			defer func() { <-sem }()
-			c := engine.Config{Command: self, Args: g.args, CallTimeout: 10 * time.Second}
-			g.cfg(&c)
-			results[i].Report, results[i].Err = packtest.Run(results[i].Dir, c)
+			results[i] = run(g, false)
+			<-sem
+			if results[i].Err == nil && shared(results[i].Report) {
+				sem <- struct{}{}
+				r := run(g, true)
+				<-sem
+				freshResults[i] = &r
+			}
 		})
 	}
 	wg.Wait()
 	for i, g := range gs {
 		t.Run(g.name, func(t *testing.T) {
-			r := results[i]
-			require.NoError(t, r.Err)
-			require.Empty(t, r.Report.HarnessError)
-			got, err := json.MarshalIndent(normalize(r.Report), "", "  ")
-			require.NoError(t, err)
-			got = append(got, '\n')
 			path := filepath.Join("testdata", g.name+".json")
-			if *update {
-				require.NoError(t, os.WriteFile(path, got, 0o644))
-				return
+			var want []byte
+			if !*update {
+				var err error
+				want, err = os.ReadFile(path)
+				require.NoError(t, err, "no golden file: run with -update on the code the goldens are taken from")
 			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "no golden file: run with -update on the code the goldens are taken from")
-			assert.Equal(t, string(want), string(got), "the report of %s changed", g.name)
+			check := func(r packtest.Result, how string) {
+				require.NoError(t, r.Err)
+				require.Empty(t, r.Report.HarnessError)
+				got, err := json.MarshalIndent(normalize(r.Report), "", "  ")
+				require.NoError(t, err)
+				got = append(got, '\n')
+				if *update {
+					require.NoError(t, os.WriteFile(path, got, 0o644))
+					return
+				}
+				assert.Equal(t, string(want), string(got), "the report of %s changed (%s)", g.name, how)
+			}
+			check(results[i], "sharing starts")
+			if fr := freshResults[i]; fr != nil {
+				assert.False(t, shared(fr.Report), "a fresh-starts run shared a start")
+				check(*fr, "fresh starts")
+			}
 		})
 	}
 }
