@@ -40,6 +40,9 @@ func snippetPages(t *testing.T) []string {
 // included) that go test builds in a package of its own, laid over the
 // module with -overlay, so nothing is written into the repository.
 func TestREADMEGoSnippetsCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles every Go snippet of the README and the docs with go test")
+	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH")

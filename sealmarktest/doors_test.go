@@ -93,6 +93,9 @@ func sameReport(t *testing.T, cli, goTest []byte) {
 // passes, one that cannot start, one with findings a baseline accepts (and
 // a stale baseline entry), and an HTTP server the harness starts.
 func TestBothDoorsOneReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the same server through sealmark run's path and go test's")
+	}
 	self, err := os.Executable()
 	require.NoError(t, err)
 	stdio := func(flaws string) (sealmarktest.Config, map[string]string) {

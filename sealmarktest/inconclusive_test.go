@@ -22,6 +22,9 @@ import (
 // fails its subtest, as sealmark run exits 3 for it; AllowInconclusive
 // skips it with the reason, as do a FailOn above its severity.
 func TestInconclusiveAtTheBarFailsTheProbe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run with an inconclusive probe at the fail bar")
+	}
 	self, err := os.Executable()
 	require.NoError(t, err)
 	e, err := engine.New(engine.Config{Catalog: catalogue.All, Command: self, Args: []string{fixture.Verb}, SandboxDir: t.TempDir(),

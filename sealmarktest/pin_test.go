@@ -21,6 +21,9 @@ import (
 // passes, one whose list_notes description changed fails with the diff,
 // and without a lock the probe is skipped, saying why.
 func TestPinThroughGoTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs against a lock both ways")
+	}
 	self, err := os.Executable()
 	require.NoError(t, err)
 	// The lock sealmark pin would write: core's start alone, then the

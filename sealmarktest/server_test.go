@@ -138,6 +138,9 @@ func TestRunSelectsOneProbe(t *testing.T) {
 }
 
 func TestLowFindingsAreLoggedNotFailed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run whose findings are below the bar")
+	}
 	out, err, _ := victim(t, "stdout-banner", "^TestVictim$")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "CORE-STDOUT-JSONRPC medium: stdout line 1 is a line that is not JSON")
@@ -145,6 +148,9 @@ func TestLowFindingsAreLoggedNotFailed(t *testing.T) {
 }
 
 func TestServerThatCannotStartFailsThePack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that cannot start, waited out")
+	}
 	out, err, _ := victim(t, "hang-init", "^TestVictim$", "-test.timeout=2m")
 	require.Error(t, err)
 	assert.Contains(t, out, "--- FAIL: TestVictim/core")
@@ -157,6 +163,9 @@ func TestServerThatCannotStartFailsThePack(t *testing.T) {
 // test creates no subtest for them and says so in one line per reason,
 // while the report still records each as not applicable.
 func TestStructuralChecksAreNoSubtests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a full run to list its structural checks")
+	}
 	reportPath := filepath.Join(t.TempDir(), "report.json")
 	out, err, _ := victim(t, "", "^TestVictim$/^core$", "-sealmark.report="+reportPath)
 	require.NoError(t, err, out)

@@ -100,6 +100,9 @@ func runRecipe(t *testing.T, env []string, args ...string) (code int, output, di
 // log uploaded to a loopback stand-in for the code scanning endpoint. A
 // configuration error uploads nothing.
 func TestCIRecipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the README's CI recipe against the example server")
+	}
 	var mu sync.Mutex
 	var got []upload
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

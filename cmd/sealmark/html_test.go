@@ -25,6 +25,9 @@ import (
 // text names every server, its verdict and every finding, shows the masks
 // where the secrets were, and holds no secret.
 func TestScanHTML(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: scan --html, its page rendered in Chromium and printed")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	self, err := os.Executable()

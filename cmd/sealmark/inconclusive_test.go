@@ -18,6 +18,9 @@ import (
 // lets it exit 0. The same probes judged (a whole tool list) exit 0
 // without the flag.
 func TestInconclusiveHighProbeIsNoPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run with an inconclusive probe at the fail bar")
+	}
 	t.Parallel()
 	lock := filepath.Join(t.TempDir(), "sealmark.lock.json")
 	code, out, errOut := sealmark(t, append([]string{"pin", "--lock", lock, "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "")...)...)
@@ -49,6 +52,9 @@ func TestInconclusiveHighProbeIsNoPass(t *testing.T) {
 // server: a server whose tool-pin probe (high) ended inconclusive reads
 // INCOMPLETE and the scan exits 3; with the flag it exits by its findings (here 0: warnings only).
 func TestScanAllowInconclusive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: scan with --allow-inconclusive over inconclusive servers")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	self, err := os.Executable()

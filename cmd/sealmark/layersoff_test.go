@@ -99,6 +99,9 @@ func TestDoctorShowsTheLayersOff(t *testing.T) {
 }
 
 func TestRunWithLayersOffIsCustom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run with the layers off")
+	}
 	jsonPath := filepath.Join(t.TempDir(), "report.json")
 	t.Setenv("SEALMARK_LAYERS_OFF", "cgroup")
 	args := append(runArgs(t, "--quiet", "--packs", "core", "--layers-off", "fsize,landlock", "--json", jsonPath, "--"), serverArgs(t, "")...)

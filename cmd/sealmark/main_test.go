@@ -101,6 +101,9 @@ func TestWellBehavedServerPasses(t *testing.T) {
 }
 
 func TestFailOnLowersTheBar(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run per --fail-on bar")
+	}
 	t.Parallel()
 	// stdout-banner is a medium finding: exit 0 at the default bar, 1 at medium.
 	code, _, _ := sealmark(t, append(runArgs(t, "--"), serverArgs(t, "stdout-banner")...)...)
@@ -137,6 +140,9 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestServerThatCannotStartIsExit3(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that cannot start, waited out")
+	}
 	t.Parallel()
 	code, out, _ := sealmark(t, runArgs(t, "--timeout", "2s", "--", "sealmark-no-such-program")...)
 	assert.Equal(t, 3, code)
@@ -148,6 +154,9 @@ func TestServerThatCannotStartIsExit3(t *testing.T) {
 }
 
 func TestKeepSandboxPrintsThePath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run with --keep-sandbox")
+	}
 	t.Parallel()
 	parent := t.TempDir()
 	code, _, errOut := sealmark(t, append([]string{"run", "--sandbox-dir", parent, "--keep-sandbox", "--packs", "core", "--"}, serverArgs(t, "")...)...)
@@ -182,6 +191,9 @@ func TestVersion(t *testing.T) {
 }
 
 func TestSARIFAndJUnitOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run writing SARIF and JUnit")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	sarif, junit := filepath.Join(dir, "r.sarif"), filepath.Join(dir, "r.xml")
@@ -206,6 +218,9 @@ func TestSARIFAndJUnitOutputs(t *testing.T) {
 }
 
 func TestDiffReportsRegression(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: two runs and the diff between them")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
@@ -228,6 +243,9 @@ func TestDiffReportsRegression(t *testing.T) {
 }
 
 func TestBaselineAcceptsAFinding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs against a baseline")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "r.json")
@@ -263,6 +281,9 @@ func TestBaselineAcceptsAFinding(t *testing.T) {
 }
 
 func TestYAMLProbesRunAsTheUsersPack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run of a user's YAML pack")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	self, err := os.Executable()

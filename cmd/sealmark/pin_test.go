@@ -53,6 +53,9 @@ const (
 // description's diff; pin --update accepts the change, printing it, and
 // the next run passes.
 func TestPinThenRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: pin, then runs against the lock both ways")
+	}
 	t.Parallel()
 	lock := filepath.Join(t.TempDir(), "notes.lock.json")
 	pinArgs := func(flaws string, extra ...string) []string {
@@ -113,6 +116,9 @@ func TestPinThenRun(t *testing.T) {
 // sealmark.yaml (where pin writes it by default); without one, tool-pin is
 // not applicable and says why, never a quiet pass.
 func TestPinLockBesideConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs with and without a lock beside the config")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "sealmark.yaml")
@@ -138,6 +144,9 @@ func TestPinLockBesideConfig(t *testing.T) {
 // tools would count as added on every later run; and tool-pin cannot
 // judge it either.
 func TestPinRefusesAPartialToolList(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: pin against a tool list that loops")
+	}
 	t.Parallel()
 	lock := filepath.Join(t.TempDir(), "sealmark.lock.json")
 	args := append([]string{"pin", "--lock", lock, "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "pagination-loop")...)
@@ -158,6 +167,9 @@ func TestPinRefusesAPartialToolList(t *testing.T) {
 // computed when it starts (a date 30 days back, an epoch, a uuid, a nonce)
 // holds the lock pin wrote at an earlier start, as it holds tool-drift.
 func TestPinHoldsValuesComputedAtStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: pin and a run against a server's start-time defaults")
+	}
 	t.Parallel()
 	lock := filepath.Join(t.TempDir(), "sealmark.lock.json")
 	args := append([]string{"pin", "--lock", lock, "--sandbox-dir", t.TempDir(), "--quiet", "--"}, serverArgs(t, "start-defaults")...)

@@ -19,6 +19,9 @@ import (
 // its own lock (the unchanged one passes tool-pin, the one that changed
 // its tools fails it); scan --pin again prints what changed.
 func TestScanPinsOneLockPerServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: scan --pin and a scan against its locks")
+	}
 	t.Parallel()
 	dir, locks := t.TempDir(), t.TempDir()
 	self, err := os.Executable()

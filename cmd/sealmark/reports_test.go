@@ -63,6 +63,9 @@ func readReport(t *testing.T, path string) *report.Report {
 const flawed = "echo-canary,stdout-banner,bad-tool-name,wrong-unknown-method-code"
 
 func TestReportsOfARealRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every report format of a real run")
+	}
 	t.Parallel() // its runs are sandboxed and mostly wait on the server
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
@@ -231,6 +234,9 @@ func allAccepted(pr report.Probe) bool {
 }
 
 func TestBaselineWriteAcceptsEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run writing a baseline and one reading it")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
@@ -256,6 +262,9 @@ func TestBaselineWriteAcceptsEverything(t *testing.T) {
 }
 
 func TestDiffFailOn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: diff's --fail-on over two runs")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	at := func(name string) string { return filepath.Join(dir, name) }
@@ -289,6 +298,9 @@ func TestDiffFailOn(t *testing.T) {
 }
 
 func TestReportToStandardOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run writing its report to standard output")
+	}
 	code, out, errOut := sealmark(t, append(runArgs(t, "--packs", "core", "--json", "-", "--"), serverArgs(t, "echo-canary")...)...)
 	assert.Equal(t, 1, code, errOut)
 	rep, err := report.ReadJSON(strings.NewReader(out))

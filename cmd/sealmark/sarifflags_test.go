@@ -67,6 +67,9 @@ func readSARIFRun(t *testing.T, path string) sarifRun {
 // the same every time; outside a repository, with nothing to name, a
 // warning says why.
 func TestSARIFLocationAndCategory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: one built binary run three ways for its SARIF locations")
+	}
 	t.Parallel()
 	self, err := os.Executable()
 	require.NoError(t, err)

@@ -72,6 +72,9 @@ func writeJSONFile(t *testing.T, path string, v any) {
 // over all, secrets from env and headers in no output, and the merged
 // JSON, SARIF and JUnit hold one part per server; merge and diff read it.
 func TestScanFiveServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a scan of five servers from two config files")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	self, err := os.Executable()
@@ -214,6 +217,9 @@ func readString(t *testing.T, path string) string {
 // TestScanAsConfiguredIsCustom: --as-configured gives the server its host
 // path and the run is CUSTOM, naming why.
 func TestScanAsConfiguredIsCustom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a scan with --as-configured")
+	}
 	t.Parallel()
 	dir := t.TempDir()
 	self, err := os.Executable()
@@ -258,6 +264,9 @@ func TestScanListConfigs(t *testing.T) {
 // one host besides loopback this machine reaches), then the installed
 // server runs contained with no network, as a direct start would.
 func TestScanNPXEntryRunsContainedAfterTheFetch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a scan of an npx entry, fetched then run")
+	}
 	t.Parallel()
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm is not installed: the npx entry cannot be fetched")
@@ -294,6 +303,9 @@ func TestScanNPXEntryRunsContainedAfterTheFetch(t *testing.T) {
 // process of either server left, the third never started, and the table
 // still names all three.
 func TestScanSignalCleansUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a scan interrupted while servers hang")
+	}
 	t.Parallel()
 	self, err := os.Executable()
 	require.NoError(t, err)
@@ -349,6 +361,9 @@ func TestScanSignalCleansUp(t *testing.T) {
 // sealmark run gives for the same command, apart from timing and the
 // scan's own notes.
 func TestScanAndRunGiveTheSameReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: an entry scanned and the same command run")
+	}
 	t.Parallel()
 	self, err := os.Executable()
 	require.NoError(t, err)

@@ -72,6 +72,9 @@ func groupAlive(pgid int) []int {
 // that the CLI exits 128+n, and leaves no sandbox and no process of the
 // server's group, not even the daemon the server forked.
 func TestSignalsCleanUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run interrupted mid-probe by each signal")
+	}
 	self, err := os.Executable()
 	require.NoError(t, err)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE} {
@@ -127,6 +130,9 @@ const signalBudget = 10 * time.Second
 // interrupted (inconclusive, no finding, not "stopped answering"), and no
 // sandbox and no server process is left.
 func TestSignalMidProbeIsPrompt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: SIGTERM while a probe of a 3,000-tool server waits")
+	}
 	self, err := os.Executable()
 	require.NoError(t, err)
 	parent := t.TempDir()

@@ -78,6 +78,9 @@ func onOneTerminal(t *testing.T, args ...string) (code int, shown string) {
 // is coloured on a terminal, plain on one when NO_COLOR has a value, and
 // still within a screen above the summary.
 func TestColorOnATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the example's report on a terminal, three ways")
+	}
 	t.Setenv("NO_COLOR", "")
 	t.Setenv("TERM", "xterm")
 	code, shown := onTerminal(t, "run", "--sandbox-dir", t.TempDir(), "--example")

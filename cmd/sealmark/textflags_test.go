@@ -44,6 +44,9 @@ func withoutTimes(out string) string {
 // plain when the output is not a terminal, coloured with --color=always,
 // and every passing probe with --verbose.
 func TestExampleReportFitsAScreen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the bundled example run as a person would")
+	}
 	t.Setenv("NO_COLOR", "")
 	code, plain, errOut := sealmark(t, "run", "--sandbox-dir", t.TempDir(), "--example")
 	require.Equal(t, 1, code, "the example's critical finding fails the run:\n%s%s", plain, errOut)
@@ -103,6 +106,9 @@ func TestColorFlag(t *testing.T) {
 // coloured with --color=always; --verbose writes each server's text report,
 // passing probes listed, before the table.
 func TestScanVerboseAndColor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: scans with --verbose and --color")
+	}
 	t.Setenv("NO_COLOR", "")
 	self, err := os.Executable()
 	require.NoError(t, err)

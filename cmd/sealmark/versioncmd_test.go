@@ -34,11 +34,17 @@ func buildSealmark(t *testing.T, flags ...string) string {
 }
 
 func TestVersionOfARelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: go build of a release with its version")
+	}
 	// GoReleaser's -X (.goreleaser.yaml): the release's tag.
 	assert.Equal(t, "sealmark v9.8.7-rc.1\n", buildSealmark(t, "-ldflags", "-X main.version=v9.8.7-rc.1"))
 }
 
 func TestVersionOfABuildFromACheckout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: go build from a checkout")
+	}
 	// Without the -X, the build information: in a git clone, the commit
 	// the binary was built from (in the module's pseudo-version, or
 	// devel-<commit>); where the go command sees no repository (a

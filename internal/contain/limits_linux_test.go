@@ -27,6 +27,9 @@ func needLimits(t *testing.T) {
 // 64 tasks is refused part of them, and the leaf counts the refusals;
 // without a limit every one starts and nothing is counted.
 func TestProcessLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 200 processes under a limit of 64 tasks")
+	}
 	needLimits(t)
 	noLeafLeft(t)
 	for _, limit := range []int{64, 0} {
@@ -51,6 +54,9 @@ func TestProcessLimit(t *testing.T) {
 // TestMemoryLimit: a server touching 256 MiB under a 64 MiB limit is
 // killed, and the kill is counted; under no limit it finishes.
 func TestMemoryLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 256 MiB touched under a 64 MiB limit")
+	}
 	needLimits(t)
 	noLeafLeft(t)
 	for _, limit := range []int64{64 << 20, 0} {

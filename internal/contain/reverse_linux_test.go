@@ -65,6 +65,9 @@ func TestNetNSReverseReachesTheServer(t *testing.T) {
 // namespace ends with it. Without a lifeline the namespace ends with the
 // server.
 func TestNetNSLingersUntilTheLifelineCloses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a daemon outliving its server until the lifeline closes")
+	}
 	needLayer(t, "netns")
 	for _, lifeline := range []bool{true, false} {
 		lingers(t, lifeline)
@@ -78,6 +81,9 @@ func TestNetNSLingersUntilTheLifelineCloses(t *testing.T) {
 // the thread that holds it, or the outer shim's exit kills the namespace,
 // and the daemon with it, before the harness can see it.
 func TestLingerOffTheMainThread(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the same, with the shims off their main thread")
+	}
 	needLayer(t, "netns")
 	lingers(t, true, contain.OffMainEnv+"=1")
 }

@@ -59,6 +59,9 @@ func init() {
 // it, the stop), the cleanup leaves no cgroup of the harness's behind,
 // in the v2 hierarchy or the v1 ones.
 func TestSignalDuringStartLeavesNoCgroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: signals at many points of a contained start")
+	}
 	needLayer(t, "cgroup")
 	needLayer(t, "netns")
 	home, err := contain.CgroupHome()

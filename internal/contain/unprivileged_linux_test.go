@@ -11,5 +11,8 @@ import (
 // run by a normal user would: user namespaces instead of root's pid
 // namespace, no cgroup leaf, Landlock and rlimits as before.
 func TestUnprivileged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the layer tests again as uid 65534")
+	}
 	asnobody.Rerun(t, "^(TestProbe|TestWrapRunsExactly|TestLandlock.*|TestFileSizeCap|TestNetNS.*|TestPdeathsig.*|TestSweepStale|TestShimFailsClosed|TestEgress.*|TestChangesRecorded|TestCgroup.*|TestSecrets.*|TestPlanSecrets)$", time.Minute)
 }

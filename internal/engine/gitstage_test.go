@@ -21,6 +21,9 @@ import (
 // staging for the server's doing, and a run where the pack does not apply
 // never makes it.
 func TestGitLayoutStagedOnlyWhenGitApplies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs that stage the git layout, and runs that do not")
+	}
 	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
 	for _, applies := range []bool{true, false} {
 		t.Run(map[bool]string{true: "applies", false: "not-applicable"}[applies], func(t *testing.T) {

@@ -52,6 +52,9 @@ func escapeRun(t *testing.T, off ...string) (rep *report.Report, file string, co
 // way out is blocked, what the harness can observe of it is recorded and
 // attributed to the probe that caused it, and nothing outlives the run.
 func TestHostileServerIsContained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the hostile server against every containment layer")
+	}
 	rep, file, connected, written, signalled := escapeRun(t)
 	iso := rep.Sandbox.Isolation
 	assert.Equal(t, report.Standard, rep.Class, "every layer on: the run is not custom")
@@ -97,6 +100,9 @@ func TestHostileServerIsContained(t *testing.T) {
 // connection, the write and the signal land. It proves the fixture makes
 // every attempt, so the contained run's silence is containment's doing.
 func TestHostileServerUncontained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the hostile server with the layers off")
+	}
 	rep, _, connected, written, signalled := escapeRun(t, "landlock", "seccomp", "namespaces")
 	assert.Equal(t, report.Custom, rep.Class)
 	assert.Contains(t, strings.Join(rep.ClassReasons, "; "), "sandbox.layers_off: landlock, seccomp, namespaces")

@@ -70,6 +70,9 @@ func startHostile(t *testing.T, flaws string) (error, uint64) {
 // newline ends as a clear start error within the start bound, and the
 // harness allocates far less than the line.
 func TestHugeLineIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that writes a 100 MiB line")
+	}
 	err, allocated := startHostile(t, "spew-line")
 	var se *engine.StartError
 	require.True(t, errors.As(err, &se), "want a StartError, got %v", err)
@@ -82,6 +85,9 @@ func TestHugeLineIsBounded(t *testing.T) {
 // cause, not "raise timeouts.start"; a server that stays silent still gets
 // the timeout advice (TestSilentServerIsBounded).
 func TestHugeLineIsTheCause(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that writes a line past the frame limit")
+	}
 	cfg := fixtureConfig(t, "spew-line")
 	cfg.Args = append(cfg.Args, "-spew-mib=6")
 	cfg.StartTimeout = 3 * time.Second
@@ -103,6 +109,9 @@ func TestHugeLineIsTheCause(t *testing.T) {
 // TestSilentServerIsBounded: a server that never answers initialize ends as
 // a start error with its log tail, not a hang.
 func TestSilentServerIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that never answers, waited out to the start bound")
+	}
 	start := time.Now()
 	err, _ := startHostile(t, "hang-init")
 	require.Error(t, err)
@@ -129,6 +138,9 @@ func TestStartFailureIsNeverClean(t *testing.T) {
 // TestOfflineLauncherGetsAHint: a start that fails on name resolution says
 // what to do instead of only quoting the log.
 func TestOfflineLauncherGetsAHint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a launcher that fails on name resolution")
+	}
 	e, err := engine.New(fixtureConfig(t, "offline-npx"))
 	require.NoError(t, err)
 	rep := e.Run(context.Background(), engine.Hooks{})
@@ -142,6 +154,9 @@ func TestOfflineLauncherGetsAHint(t *testing.T) {
 // not at the minute-long start timeout; the refused destination is in the timeline.
 // The good server under the same watch starts.
 func TestStalledLauncherFailsEarly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a launcher refused the network that never answers")
+	}
 	out := newOutsider(t)
 	run := func(flaws string) *report.Report {
 		cfg := fixtureConfig(t, flaws)

@@ -22,6 +22,9 @@ import (
 // server used to serve every start: the db pack's writer start met the
 // reader's connection string.)
 func TestPackStartsOncePerRoleOverHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a pack of two starts against an HTTP server")
+	}
 	self, err := os.Executable()
 	require.NoError(t, err)
 	var got []map[string]any

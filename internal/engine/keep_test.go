@@ -18,6 +18,9 @@ import (
 // is the user's, not a dead run's leftover: the next run's stale sweep in
 // the same directory leaves it, while that run's own sandbox goes.
 func TestKeptSandboxSurvivesTheNextRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a kept sandbox and the run after it")
+	}
 	parent := t.TempDir()
 	pass := packs.Pack{Name: "one", Doc: "one passing probe", Probes: []packs.Probe{{
 		ID: "TEST-ONE", Name: "one", Doc: "passes", Run: func(*packs.Pass) {},

@@ -17,6 +17,9 @@ import (
 // isolation line names it as off (or keeps the machine's refusal, which
 // is truer still), the rest stay as probed, and the run is CUSTOM.
 func TestLayersOffSayWhy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run per containment layer turned off")
+	}
 	iso := contain.Probe()
 	says := map[string][]string{
 		"landlock":   {"landlock-fs: off by config", "landlock-scope: off by config"},

@@ -88,6 +88,9 @@ var (
 // first row (high), one that has a child killed for memory fails it
 // (medium); the second row and the good server pass, with no finding.
 func TestLimitMetInAProbe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a process limit met during a probe")
+	}
 	t.Parallel()
 	limitsHere(t)
 	own, err := catalogue.Rows("mine", []table.Row{
@@ -152,6 +155,9 @@ func TestLimitMetInAProbe(t *testing.T) {
 // is inconclusive, unless the server met a limit during it: what the
 // limits counted happened, so the probe fails with that finding.
 func TestLimitMetInAProbePastItsDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a limit met past a probe's deadline")
+	}
 	t.Parallel()
 	limitsHere(t)
 	waits := packs.Pack{Name: "waits", Doc: "calls read_note, then waits out its deadline", Probes: []packs.Probe{{
@@ -188,6 +194,9 @@ func TestLimitMetInAProbePastItsDeadline(t *testing.T) {
 // naming the limit), beside the start error. The good server under the
 // same limit starts and resource-limits passes.
 func TestMemoryLimitAtStartGraded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server killed for memory before it answers initialize")
+	}
 	t.Parallel()
 	limitsHere(t)
 	var cfgs []engine.Config

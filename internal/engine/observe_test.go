@@ -71,6 +71,9 @@ func TestGoodServerLeavesNoObservation(t *testing.T) {
 // TestCallbackIsAttributedByToken: a server that fetches the loopback
 // listener with the probe's token shows up in that probe's observations.
 func TestCallbackIsAttributedByToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that calls the loopback listener back")
+	}
 	rep := observedRun(t, "callback", nil, "-callback={listener}")
 	r := find(probeRecords(rep, "CORE-TOOL-SWEEP"), observers.KindConnection, nil)
 	require.NotNil(t, r, "no connection recorded for the tool sweep")
@@ -87,6 +90,9 @@ func TestCallbackIsAttributedByToken(t *testing.T) {
 // TestRedirectReachesUpstreamAndListener: a server that follows the
 // upstream stub's redirect is seen by both.
 func TestRedirectReachesUpstreamAndListener(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that follows the upstream stub's redirect")
+	}
 	rep := observedRun(t, "follow-redirect", nil, "-upstream={upstream}")
 	rs := probeRecords(rep, "CORE-TOOL-SWEEP")
 	assert.NotNil(t, find(rs, observers.KindUpstream, func(r observers.Record) bool { return r.Data["path"] == "/redirect" }), "%v", rs)
@@ -104,6 +110,9 @@ func TestExecIsRecordedWithToken(t *testing.T) {
 
 // TestStderrFloodLeavesALossRecord: a ring that wrapped says so.
 func TestStderrFloodLeavesALossRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that floods stderr past its ring")
+	}
 	rep := observedRun(t, "flood-stderr", nil)
 	r := find(rep.Timeline, observers.KindLoss, func(r observers.Record) bool { return r.Observer == "serverlog" })
 	require.NotNil(t, r, "no loss record for the server log")
@@ -113,6 +122,9 @@ func TestStderrFloodLeavesALossRecord(t *testing.T) {
 // TestNothingOutlivesTheRun: after a server that starts a setsid daemon,
 // no process carrying the run's marker is alive.
 func TestNothingOutlivesTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that starts a setsid daemon")
+	}
 	var dir string
 	rep := observedRun(t, "daemon", func(c *engine.Config) { dir = c.SandboxDir })
 	assert.NotNil(t, find(rep.Timeline, observers.KindProcess, func(r observers.Record) bool { return r.Data["op"] == "orphan" }), "the sweep recorded the daemon")
@@ -138,6 +150,9 @@ func TestNothingOutlivesTheRun(t *testing.T) {
 // uuid, a nonce), which the drift check's note names instead; with both,
 // only the description is drift.
 func TestRugPullIsDrift(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server whose tools change on its second start")
+	}
 	nothing := []packs.Probe{{ID: "TEST-NOTHING", Name: "nothing", Doc: "checks nothing", Run: func(*packs.Pass) {}}}
 	for flaws, want := range map[string]bool{"rug-pull": true, "": false, "start-defaults": false, "start-defaults,rug-pull": true} {
 		cfg := fixtureConfig(t, flaws)
@@ -176,6 +191,9 @@ func TestRugPullIsDrift(t *testing.T) {
 // the harness does not own is seen by the seccomp observer and refused; the
 // connection never arrives.
 func TestEgressIsObservedAndRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server that connects to a port the harness does not own")
+	}
 	out := newOutsider(t)
 	rep := observedRun(t, "callback", nil, fmt.Sprintf("-callback=http://%s", out.addr))
 	if !strings.Contains(rep.Sandbox.Isolation, "seccomp-notify") {

@@ -59,6 +59,9 @@ func sizeFinding(rep *report.Report) (string, bool) {
 // the write that would pass it), the probe running then gets the finding
 // with the size record, and the isolation line names the quota.
 func TestDiskBombHeldToTheLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: eight writers racing into the sandbox quota")
+	}
 	if !engine.Isolation(contain.Probe(), nil, 64).Quota.Applied {
 		t.Skipf("no quota on this machine (%s): the limit is sampled; see TestDiskBombSampled", engine.Isolation(contain.Probe(), nil, 64).Quota.Why)
 	}
@@ -77,6 +80,9 @@ func TestDiskBombHeldToTheLimit(t *testing.T) {
 // line says the size is sampled, and the overshoot is what sampling lets
 // through (logged: it depends on the disk and the load).
 func TestDiskBombSampled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a disk bomb with the quota off")
+	}
 	rep, stored := diskBomb(t, "quota")
 	assert.Contains(t, rep.Sandbox.Isolation, "quota=none(tmpfs: off by config)")
 	assert.Contains(t, rep.Sandbox.Isolation, "sandbox size sampled, not enforced")

@@ -48,6 +48,9 @@ func TestProbeSelection(t *testing.T) {
 // pack's start reports, core's drift check included when selected (the
 // progress line's total, which a count must never pass).
 func TestPlannedCountsWhatThePackReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a full run per pack selection")
+	}
 	for _, tt := range []struct {
 		name string
 		only []string

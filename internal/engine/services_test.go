@@ -149,6 +149,9 @@ func unixRun(t *testing.T, sock *hostSocket, tl *teller, services ...string) *re
 // unix sockets are the sandbox's only. The declared tcp service (the
 // teller) is reached through the shim's proxy and named in the line.
 func TestHostUnixSocketRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a contained server refused a host unix socket")
+	}
 	sock, tl := newHostSocket(t, t.TempDir()), newTeller(t)
 	rep := unixRun(t, sock, tl)
 	iso := rep.Sandbox.Isolation
@@ -176,6 +179,9 @@ func TestHostUnixSocketRefused(t *testing.T) {
 // is reached, the secret comes back, the connect is on record as allowed
 // and the isolation line names the allowance; the run stays STANDARD.
 func TestHostUnixSocketDeclared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a declared host unix socket reached")
+	}
 	sock, tl := newHostSocket(t, t.TempDir()), newTeller(t)
 	rep := unixRun(t, sock, tl, "unix:"+sock.path)
 	iso := rep.Sandbox.Isolation

@@ -21,6 +21,9 @@ import (
 // the shim's own line saying why: a script whose interpreter is missing
 // (127), a file that is no program (126).
 func TestShimExecFailureWords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the shim's failure to execute a server, word for word")
+	}
 	dir := t.TempDir()
 	noInterp := filepath.Join(dir, "server.sh")
 	require.NoError(t, os.WriteFile(noInterp, []byte("#!/nonexistent/interp -x\necho hi\n"), 0o755))

@@ -46,6 +46,9 @@ func TestHarnessChild(t *testing.T) {
 // the dead harness left. With it (and the cgroup) off the daemon survives the
 // harness, and the next run's sweep kills it by its run marker.
 func TestSIGKILLedHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a harness killed with SIGKILL while its daemon runs")
+	}
 	t.Run("namespaces", func(t *testing.T) {
 		iso := contain.Probe()
 		if !iso.PidNS.Applied {

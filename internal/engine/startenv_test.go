@@ -25,6 +25,9 @@ import (
 // the caller's environment in a throwaway directory, so a probe that
 // judges the environment passed over HTTP and failed over stdio.)
 func TestStartEnvironmentIsStdios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the env-report server over stdio and over HTTP")
+	}
 	if runtime.GOOS == "windows" {
 		t.Skip("the POSIX table")
 	}

@@ -100,6 +100,9 @@ func TestStartFailureUncontained(t *testing.T) {
 // initialize answer is over the message limit (at once, not at the
 // bound), a URL where nothing listens; no prefix is doubled.
 func TestStartFailureWords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: each way a start fails, waited out")
+	}
 	t.Run("exits", func(t *testing.T) {
 		cfg := fixtureConfig(t, "")
 		cfg.Command, cfg.Args = "sh", []string{"-c", "sleep 0.1; exit 2"}

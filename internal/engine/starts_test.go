@@ -70,6 +70,9 @@ func TestPackStartsOncePerRole(t *testing.T) {
 // is skipped and recorded as not covered, with the reason; one whose
 // Starts fails is a harness error naming the pack.
 func TestPackStartsNotApplicable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: pack starts that do not apply or fail")
+	}
 	nothing := []packs.Probe{{ID: "TEST-NOTHING", Name: "nothing", Doc: "checks nothing", Run: func(*packs.Pass) {}}}
 	for _, c := range []struct {
 		err     error

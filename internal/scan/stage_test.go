@@ -72,6 +72,9 @@ func scanFixture(t *testing.T, cwd string, args []string, env []config.KV) *repo
 }
 
 func TestAStagedFileIsACopyReadOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run against a staged config file")
+	}
 	cwd := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(cwd, "app.json"), []byte(`{"a":1}`), 0o644))
 	self, err := os.Executable()
@@ -92,6 +95,9 @@ func TestAStagedFileIsACopyReadOnly(t *testing.T) {
 }
 
 func TestAConfigFileNamedInArgsOrEnvReachesTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run per way a config file is named")
+	}
 	cwd := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(cwd, "app.json"), []byte(`{"a":1}`), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(cwd, "credentials.json"), []byte(`{"k":"v"}`), 0o644))
@@ -112,6 +118,9 @@ func TestAConfigFileNamedInArgsOrEnvReachesTheServer(t *testing.T) {
 }
 
 func TestEveryRewriteAndStagingInEveryFormat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every rewrite and staging in every config format")
+	}
 	cwd := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(cwd, "app.json"), []byte(`{"a":1}`), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(cwd, "id_ed25519"), []byte("key"), 0o600))

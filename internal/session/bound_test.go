@@ -104,6 +104,9 @@ func streamableServer(t *testing.T) *httptest.Server {
 // take quadratic time to join unless joined first: join.go) or as a JSON
 // body, comes back whole, well within the call's wait.
 func TestHTTPAnswerPastTheLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: HTTP answers past the 8 MiB message limit")
+	}
 	srv := streamableServer(t)
 	const event = "an event in the answer to tools/list was over the 8 MiB message limit, so the harness stopped reading it"
 	const body = "the answer to tools/list was over the 8 MiB message limit, so the harness stopped reading it"

@@ -123,6 +123,9 @@ func TestDeadIsClosed(t *testing.T) {
 // caller starts it afresh (InitializeAs), which gives a clean modern
 // session.
 func TestEraRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a slow-starting server against the discover wait")
+	}
 	saved := session.DiscoverBound
 	session.DiscoverBound = 100 * time.Millisecond
 	t.Cleanup(func() { session.DiscoverBound = saved })

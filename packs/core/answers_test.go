@@ -29,6 +29,9 @@ import (
 // Not parallel, for the reason TestTwins is not: its servers run bare,
 // and a sandboxed run's process observer would stop them.
 func TestRawAnswersMatchedByID(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the raw probes against a server that answers concurrently and late")
+	}
 	twins := []struct {
 		flaws string
 		want  map[string]string // probe id → a finding message must contain this
@@ -162,6 +165,9 @@ func TestRawAnswersMcpGo(t *testing.T) {
 // barrier that ended the grace on an idle-looking tree alone, request-ids
 // and invalid-params failed ("got no answer").
 func TestRawAnswersLateInASandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the raw probes against a late answer in a sandbox")
+	}
 	rep, err := coreReport(t.TempDir(), "concurrent", false)
 	require.NoError(t, err)
 	require.Empty(t, rep.HarnessError)

@@ -17,6 +17,9 @@ import (
 // server settled on 2024-11-05 that rejects a batch passes; one on
 // 2025-03-26 that rejects it fails.
 func TestBatchByRevision(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the batch probe under three protocol revisions")
+	}
 	t.Parallel()
 	cases := []struct {
 		flaws, version, want string // want: "" for a pass

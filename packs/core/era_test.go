@@ -22,6 +22,9 @@ import (
 // fail four modern probes here), is sent nothing but the discover, and a
 // legacy server still gets its handshake.
 func TestEraWithoutRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the era of a server that serves its input 1.5 s late")
+	}
 	t.Parallel()
 	pairs := []struct{ flaws, era string }{
 		{"modern-dual-era", "modern"},
@@ -75,6 +78,9 @@ func join(flaws, more string) string {
 // parallel: it shortens session.DiscoverBound, which parallel tests do
 // not see (they start after it).
 func TestEraBothAnswered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the era of a slow-starting dual-era server, started twice")
+	}
 	saved := session.DiscoverBound
 	session.DiscoverBound = 200 * time.Millisecond
 	defer func() { session.DiscoverBound = saved }()

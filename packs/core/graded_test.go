@@ -17,6 +17,9 @@ import (
 // client with requests it declined; one unsolicited request of each kind
 // stays medium (a warning) and the good server fails nothing.
 func TestHostileGraded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the severity of a crashing and a flooding server, each a full core run")
+	}
 	t.Parallel()
 	cases := []struct {
 		flaws string

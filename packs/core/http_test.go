@@ -54,6 +54,9 @@ func runHTTPFixture(t *testing.T, flaws, path string, catalog []packs.Pack) *rep
 
 // TestHTTPTwins proves each HTTP transport check both ways.
 func TestHTTPTwins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every HTTP transport check's twins")
+	}
 	twins := []struct {
 		flaws string
 		want  map[string]string
@@ -120,6 +123,9 @@ var streamableOnly = []string{"CORE-HTTP-ORIGIN", "CORE-HTTP-HOST", "CORE-HTTP-U
 // streamable-only probes are not applicable with the reason. The
 // echo-canary twin proves that the session over SSE carries real answers.
 func TestSSE(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: core over the legacy HTTP+SSE transport, both ways")
+	}
 	for _, flaws := range []string{"sse", "sse,echo-canary"} {
 		t.Run(flaws, func(t *testing.T) {
 			t.Parallel()
@@ -153,6 +159,9 @@ func TestSSE(t *testing.T) {
 // the modern rules are checked with their HTTP status codes, proven both
 // ways, and the legacy session rules are not applicable.
 func TestModernHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every modern HTTP twin of core over streamable HTTP")
+	}
 	for _, tw := range []struct {
 		flaws string
 		want  map[string]string

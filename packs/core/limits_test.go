@@ -27,6 +27,9 @@ import (
 // a core probe: that probe fails with the finding, and resource-limits,
 // which judges only what no probe owned, passes and says where it went.
 func TestResourceLimits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: resource-limits both ways: a fork bomb and a 512 MiB child under tight limits")
+	}
 	t.Parallel()
 	iso := contain.Probe().For(contain.Options{Cgroup: true, NetNS: true, MaxProcs: 64, MaxMemory: 256 << 20})
 	for _, l := range []string{"pids.max", "memory.max"} {

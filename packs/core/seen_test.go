@@ -45,6 +45,9 @@ var seenTwins = []struct {
 }
 
 func TestSeenTwins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the twins of the session-wide rules (rug pull, notification flood)")
+	}
 	t.Parallel()
 	for _, tw := range append(seenTwins, struct {
 		flaws, probe string
@@ -100,6 +103,9 @@ func TestSeenTwins(t *testing.T) {
 // not be read, stdout-jsonrpc-only that the line nests too deep (not that
 // it is not JSON). No other probe fails. The good server: TestSeenTwins.
 func TestDeepToolListIsAFinding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: core against tool schemas nested 20,000 and 100,000 levels deep")
+	}
 	t.Parallel()
 	const refused = "the answer to tools/list nests deeper than 10,000 levels, past the JSON decoder's limit, so the harness refused it"
 	for _, flaws := range []string{"deep-schema", "deeper-schema"} {
@@ -143,6 +149,9 @@ func TestDeepToolListIsAFinding(t *testing.T) {
 // each (medium), no other probe failing. The good server given the same
 // socket tries neither: escape-attempts passes.
 func TestEscapeAttempts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: core, contained, against the knock server's escape attempts")
+	}
 	t.Parallel()
 	reps := make([]*report.Report, 2)
 	var wg sync.WaitGroup

@@ -16,6 +16,9 @@ import (
 // inconclusive and says why. A server whose resources/list fails with no
 // service tried is charged, contained or not.
 func TestRefusedUpstreamIsNoDefect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: core against a server whose upstream the sandbox refuses, waiting out its retries")
+	}
 	t.Parallel()
 	probe := func(flaws string) *struct {
 		verdict  packs.Verdict

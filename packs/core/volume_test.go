@@ -28,6 +28,9 @@ const metadataBudget = 15 * time.Second
 // judged within the budget, the one steering description among 3,000 is
 // found, and the endless pages stop at the bound with a finding that says so.
 func TestToolVolume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: core against 3,000 tools and a tools/list that never stops paging")
+	}
 	t.Parallel()
 	cases := []struct {
 		flaws string

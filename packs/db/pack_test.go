@@ -158,6 +158,7 @@ func TestTwins(t *testing.T) {
 		}},
 	}
 	base := config(t, dsn, []string{"SEALMARK_PGFIXTURE_ADMIN=" + dsn}, self)
+	twins = packtest.Short(t, twins, "every db probe's twins against the fixture PostgreSQL server", "correct", "superuser")
 	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
 		cfg := base
 		cfg.Args = []string{pgserver.Verb, "-flaws=" + tw.Flaws, "{dsn}"}
@@ -175,6 +176,9 @@ func TestTwins(t *testing.T) {
 // the writer's start read the reader's DSN (role-reach checks
 // current_user).
 func TestDSNInFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run whose {dsn} reaches the server in its files")
+	}
 	dsn := admin(t)
 	cfg := config(t, dsn, nil, packtest.Self(t), pgserver.Verb, "@{sandbox}/conf/pg.toml")
 	cfg.Files = []engine.File{{Path: "conf/pg.toml", Content: "{dsn}\n"}}
@@ -192,6 +196,9 @@ func TestDSNInFiles(t *testing.T) {
 // Without the effect path the probes were inconclusive on the write
 // tool's failed SELECT control.
 func TestSplitTwins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the twins of a server with split read and write tools")
+	}
 	dsn := admin(t)
 	self := packtest.Self(t)
 	twins := []packtest.Twin{

@@ -37,6 +37,9 @@ func (tw spawnTwin) TestName() string { return tw.flaws }
 // http is charged for git, not for the remote helper git starts
 // (git-remote-http) nor for git's own sub-programs under its exec-path.
 func TestSpawnTwins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every spawn twin against the fixture server")
+	}
 	t.Parallel()
 	const readNote = `read_note(name="sealmark-{token}")`
 	self := packtest.Self(t)

@@ -39,7 +39,7 @@ var (
 // 127.0.0.1, so missing dotted literals misses it too).
 func TestSSRFTwins(t *testing.T) {
 	t.Parallel()
-	runTwins(t, []packtest.Twin{
+	runTwins(t, packtest.Short(t, []packtest.Twin{
 		{},
 		{Flaws: "no-filter", Want: packtest.Want{
 			"EFFECTS-SSRF-LOOPBACK": loopbackFound, "EFFECTS-SSRF-IPV6-LOOPBACK": ipv6Found,
@@ -66,7 +66,7 @@ func TestSSRFTwins(t *testing.T) {
 				`critical: check_link(link="{upstream}/redirect?sealmark={token}") followed the redirect from {upstream} to {listener} and sent header Authorization to the new origin`,
 			},
 		}},
-	})
+	}, "every SSRF probe's twins against the fixture fetch server", "correct", "filter-misses-dotted"))
 }
 
 // TestEffectTwins proves the sweep's probes both ways: each effect flaw of
@@ -76,7 +76,7 @@ func TestSSRFTwins(t *testing.T) {
 func TestEffectTwins(t *testing.T) {
 	t.Parallel()
 	const readNote = `read_note(name="sealmark-{token}")`
-	runTwins(t, []packtest.Twin{
+	runTwins(t, packtest.Short(t, []packtest.Twin{
 		{Flaws: "private-output"},
 		{Flaws: "write-install", Want: packtest.Want{"EFFECTS-WRITES-OUTSIDE-SANDBOX": {
 			`medium: ` + readNote + ` opened {install}/sealmark-fixture-state.json for writing (a data file in the server's own install directory, shared by every user of the install), outside the sandbox`}}},
@@ -99,5 +99,5 @@ func TestEffectTwins(t *testing.T) {
 		{Flaws: "retry-forever", Want: packtest.Want{"EFFECTS-NETWORK": {
 			`info: ` + readNote + ` tried the network: connect 127.0.0.1:9`,
 			`medium: the server keeps trying connect 127.0.0.1:9 after its calls answered`}}},
-	})
+	}, "every sweep probe's twins against the fixture server", "private-output", "write-tmp"))
 }

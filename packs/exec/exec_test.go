@@ -115,6 +115,7 @@ func TestTwins(t *testing.T) {
 			"EXEC-BACKGROUND-HANG": {`run_command(command="sm-sleep", args=["600.`, `did not return within the call timeout (3s): the server waits on a child it left in the background (a trailing &)`},
 		})},
 	}
+	twins = packtest.Short(t, twins, "every exec probe's twins against the fixture command server", "correct", "shell")
 	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
 		return config(self, execserver.Verb, "-flaws="+tw.Flaws, "{sandbox}")
 	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
@@ -202,6 +203,9 @@ func TestDebugTwin(t *testing.T) {
 // in a line past what the harness reads, is TestTwins' unbounded-output;
 // TestEstimated measures such a line's head.)
 func TestOutputFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the output-flood twins at the 1 MiB and 2 MiB caps")
+	}
 	t.Parallel()
 	self := packtest.Self(t)
 	const flood = `run_command(command="sm-spew", args=["104857600"]) returned more than 1 MiB of its child's output in one message`

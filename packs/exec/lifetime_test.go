@@ -26,6 +26,9 @@ import (
 //     nothing of the strict server's (pass), the orphan-on-timeout twin's
 //     sm-sleep 3600 (a finding). Before, both were inconclusive.
 func TestHostileLifetime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the twins of servers that fight the lifetime probes")
+	}
 	t.Parallel()
 	self := packtest.Self(t)
 	twins := []packtest.Twin{
@@ -51,6 +54,9 @@ func TestHostileLifetime(t *testing.T) {
 // (nothing was started to outlive the server). Before, the marker in the
 // echoed line was taken for sm-echo's output, and every probe passed.
 func TestEchoIsNoRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a full exec run against a server that only echoes")
+	}
 	t.Parallel()
 	self := packtest.Self(t)
 	rep := packtest.MustRun(t, config(self, execserver.Verb, "-flaws=echo-only", "{sandbox}"))
@@ -69,6 +75,9 @@ func TestEchoIsNoRun(t *testing.T) {
 // twin's sm-sleep too), outlives-server cannot tell what would have
 // outlived the server, and says so rather than passing.
 func TestKilledServerIsNoPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a full exec run against a server killed mid-pack")
+	}
 	t.Parallel()
 	self := packtest.Self(t)
 	cfg := config(self, execserver.Verb, "-flaws=ignore-eof,ignore-sigterm,orphan-on-timeout", "{sandbox}")

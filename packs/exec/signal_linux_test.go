@@ -39,6 +39,9 @@ func TestExecVictim(t *testing.T) {
 // no process of the run is left (the server, bash, sm-sleep) and the
 // sandbox is gone.
 func TestSignalMidPackCleansUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a run signalled mid-pack and the cleanup after it")
+	}
 	t.Parallel()
 	self, err := os.Executable()
 	require.NoError(t, err)

@@ -128,6 +128,7 @@ func TestTwins(t *testing.T) {
 			"FS-LINK-CREATE": {`create_symlink(path="{sandbox}/sealmark-`},
 		}},
 	}
+	twins = packtest.Short(t, twins, "every fs probe's twins against the fixture file server", "correct", "prefix-check")
 	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
 		return config(fs.Pack, self, fsserver.Verb, "-flaws="+tw.Flaws, "{sandbox}")
 	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {

@@ -24,6 +24,9 @@ import (
 // leaves the probes inconclusive with the reason, never not applicable; a
 // tool with no name a guess takes is testable with a hint.
 func TestSchemaless(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the schemaless servers' runs, learning their arguments from errors")
+	}
 	t.Parallel()
 	self := packtest.Self(t)
 	cases := []schemalessCase{

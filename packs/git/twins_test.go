@@ -143,6 +143,7 @@ var twins = []packtest.Twin{
 // server.
 func TestTwins(t *testing.T) {
 	self := packtest.Self(t)
+	twins := packtest.Short(t, twins, "every git probe's twins against the fixture git server", "correct", "prefix-check")
 	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
 		return config(self, "__sealmark-gitfixture", "-flaws="+tw.Flaws, "{sandbox}")
 	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
@@ -157,6 +158,9 @@ func TestTwins(t *testing.T) {
 // The git pack's verdicts are the same as on a run that made the layout
 // at once (TestTwins).
 func TestTwinAfterCore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a twin run after core, staging the git layout late")
+	}
 	t.Parallel()
 	tw := twins[slices.IndexFunc(twins, func(tw packtest.Twin) bool { return tw.Flaws == "hook-execution" })]
 	cfg := config(packtest.Self(t), "__sealmark-gitfixture", "-flaws="+tw.Flaws, "{sandbox}")

@@ -20,6 +20,9 @@ import (
 // control) and multi-statement and guard-bypass not applicable (no tool
 // but read_query says it only reads).
 func TestSplitTwins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the twins of a server with split read and write tools")
+	}
 	self := packtest.Self(t)
 	twins := []packtest.Twin{
 		{},

@@ -91,6 +91,7 @@ func TestTwins(t *testing.T) {
 			},
 		}},
 	}
+	twins = packtest.Short(t, twins, "every sqlite probe's twins against the fixture server", "correct", "no-guard")
 	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
 		return config(self, sqlserver.Verb, "-flaws="+tw.Flaws, "{sqlite}")
 	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {

@@ -137,6 +137,29 @@ func RunAll[C any](t *testing.T, cases []C, cfg func(C) engine.Config, check fun
 	}
 }
 
+// Short is cases as they are, or under go test -short only those whose
+// names (their TestName, "correct" for the correct twin) are in keep: each
+// case left out gets a subtest that skips saying why, so -v lists it. A
+// table's keep is its correct twin and a flawed twin or two, enough to show
+// the pack finds what it must and nothing else; go test without -short
+// runs every case.
+func Short[C interface{ TestName() string }](t *testing.T, cases []C, why string, keep ...string) []C {
+	t.Helper()
+	if !testing.Short() {
+		return cases
+	}
+	var kept []C
+	for _, c := range cases {
+		if slices.Contains(keep, c.TestName()) {
+			kept = append(kept, c)
+			continue
+		}
+		t.Run(c.TestName(), func(t *testing.T) { t.Skip("-short: " + why) })
+	}
+	require.Len(t, kept, len(keep), "packtest.Short keeps %q", keep)
+	return kept
+}
+
 func nameOf(c any, i int) string {
 	if n, ok := c.(interface{ TestName() string }); ok {
 		return n.TestName()
