@@ -42,3 +42,36 @@ func (p *Pass) WaitIdle(ceiling time.Duration) bool {
 	}
 	return false
 }
+
+// logPoll is how often WaitLog asks whether the log has caught up.
+const logPoll = 2 * time.Millisecond
+
+// WaitLog waits until the server log has caught up with the server: its
+// process tree is idle (WaitIdle), so nothing of it is writing, and then
+// everything written is in Server.Log (Server.LogDrained: the pipe the
+// harness reads is empty and its reader holds nothing back). It returns
+// true as soon as both hold; otherwise false once ceiling has passed (or
+// the probe's context ended), having waited as a fixed ceiling would:
+//
+//	p.WaitLog(settle) // was time.Sleep(settle)
+//	log := p.Server.Log()
+func (p *Pass) WaitLog(ceiling time.Duration) bool {
+	start := time.Now()
+	if !p.WaitIdle(ceiling) {
+		return false
+	}
+	for !p.Server.LogDrained() {
+		left := ceiling - time.Since(start)
+		if left <= 0 {
+			return false
+		}
+		t := time.NewTimer(min(logPoll, left))
+		select {
+		case <-t.C:
+		case <-p.Ctx.Done():
+			t.Stop()
+			return false
+		}
+	}
+	return true
+}

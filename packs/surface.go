@@ -343,6 +343,11 @@ type Server interface {
 	Describe(f Frame) string
 	// Log returns the server log (stderr) held so far.
 	Log() []byte
+	// LogDrained reports whether everything written to the server log so
+	// far is in Log: nothing waits in the pipe the harness reads it from,
+	// nor in the harness's reader. It never blocks; false when it cannot
+	// tell. Pass.WaitLog waits on it.
+	LogDrained() bool
 	// CloseStdin closes the server's stdin; the session cannot send after it.
 	CloseStdin() error
 	// WaitExit waits up to d for the server to exit by itself.

@@ -288,6 +288,7 @@ func (v timedView) WriteRaw(b []byte) error       { return v.inner.WriteRaw(b) }
 func (v timedView) Frames(from int) []packs.Frame { return v.inner.Frames(from) }
 func (v timedView) Describe(f packs.Frame) string { return v.inner.Describe(f) }
 func (v timedView) Log() []byte                   { return v.inner.Log() }
+func (v timedView) LogDrained() bool              { return v.inner.LogDrained() }
 func (v timedView) CloseStdin() error             { return v.inner.CloseStdin() }
 func (v timedView) WaitExit(d time.Duration) bool { return v.inner.WaitExit(d) }
 func (v timedView) Terminate(d time.Duration) []string {

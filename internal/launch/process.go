@@ -22,6 +22,8 @@ type Process struct {
 	msgW   *io.PipeWriter
 	stdout *os.File // read end, owned by the framer until drain
 	stderr *os.File // read end, owned by the log copier until drain
+	outR   *pipeReader
+	errR   *pipeReader
 	frames *frameLog
 	log    *serverlog.Log
 	onCut  cutHandler
@@ -90,6 +92,8 @@ func Start(spec Spec) (*Process, error) {
 		msgW:   msgW,
 		stdout: outR,
 		stderr: errR,
+		outR:   newPipeReader(outR),
+		errR:   newPipeReader(errR),
 		frames: newFrameLog(spec.maxFrameBytes()),
 		log:    serverlog.New(spec.logBytes()),
 		done:   make(chan struct{}),
@@ -103,11 +107,13 @@ func Start(spec Spec) (*Process, error) {
 	go p.reap()
 	go func() {
 		defer close(p.framed)
-		newFramer(p.frames, msgW, spec.maxLine(), spec.maxMessage(), &p.onCut).run(outR)
+		newFramer(p.frames, msgW, spec.maxLine(), spec.maxMessage(), &p.onCut).run(p.outR)
+		p.outR.finish()
 	}()
 	go func() {
 		defer close(p.logged)
-		copyLog(p.log, errR)
+		copyLog(p.log, p.errR)
+		p.errR.finish()
 	}()
 	return p, nil
 }
@@ -193,6 +199,18 @@ func (p *Process) Unended() int64 {
 
 // Log returns the server log: the most recent stderr bytes.
 func (p *Process) Log() *serverlog.Log { return p.log }
+
+// LogDrained reports whether every byte the server (or anything sharing
+// its stderr) has written to stderr so far is in Log: the pipe holds none
+// and the copier holds none it has not written. It never blocks; false
+// where the pipe cannot be asked (on Linux it can). A caller that knows
+// the server has stopped writing (its tree idle) polls it to know the log
+// has caught up.
+func (p *Process) LogDrained() bool { return p.errR.Drained() }
+
+// OutputDrained is LogDrained for stdout: every line the server ended so
+// far is in Frames. False while the framer waits for Messages' reader.
+func (p *Process) OutputDrained() bool { return p.outR.Drained() }
 
 // Pid returns the leader's process id, which is also its process group id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }

@@ -292,6 +292,13 @@ func (h *HTTP) Log() []byte {
 	return out
 }
 
+// LogDrained reports whether everything the started process wrote so far
+// (stderr, and the lines of its stdout) is in Log; true for a server the
+// harness did not start, whose log is always empty.
+func (h *HTTP) LogDrained() bool {
+	return h.proc == nil || h.proc.LogDrained() && h.proc.OutputDrained()
+}
+
 // CloseStdin is stdio-only.
 func (h *HTTP) CloseStdin() error { return ErrNotStdio }
 

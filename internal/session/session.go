@@ -254,6 +254,10 @@ func describeFrame(mu *sync.Mutex, described map[string]string, f packs.Frame) s
 // Log returns the server log held so far.
 func (s *Session) Log() []byte { return s.proc.Log().Bytes() }
 
+// LogDrained reports whether everything the server wrote to stderr so far
+// is in Log.
+func (s *Session) LogDrained() bool { return s.proc.LogDrained() }
+
 // CloseStdin closes the server's stdin.
 func (s *Session) CloseStdin() error { return s.proc.CloseStdin() }
 

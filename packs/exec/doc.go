@@ -62,8 +62,13 @@
 //     is inconclusive when none does); then the server's stdin is closed,
 //     a server still running ExitGrace later is stopped as a client stops
 //     it (SIGTERM to the server alone, SIGKILL after TermGrace), and every
-//     process of the run still alive once it exited (setsid's children
-//     included) is a finding with its argv and the probe that started it.
+//     process of the run still alive once it exited and what its exit
+//     stops has gone (nothing is left, or all that is left is idle, none
+//     of it exiting; at most 200 ms) is a finding with its argv and the
+//     probe that started it, setsid's children included.
+//
+// After a probe's calls, what they started in the background is looked
+// for once the server's process tree is idle (at most 300 ms).
 //
 // A call during which the server exits is a finding of the probe that
 // made it (high, naming the call and the exit status or signal); the

@@ -233,3 +233,40 @@ func TestOutputFlood(t *testing.T) {
 		}
 	})
 }
+
+// TestLateShell proves the wait after a probe's calls (settle) both
+// ways: the late-shell twin answers as the strict server does and runs
+// each allowed line once more through bash -c 200 ms after its answer,
+// leaving what that starts running. The wait ends once the server's tree
+// is idle, its timer included, and so still sees what the last call
+// started: outlives-server's last sm-sleep in the background, which
+// without the wait never starts (the server's exit comes first: the probe
+// then passes), and inject-substitution's last sm-canary (there the
+// probe's own looks at the observations, one per form, may also outlast
+// the timer). The strict server gives no finding.
+func TestLateShell(t *testing.T) {
+	t.Parallel()
+	self := packtest.Self(t)
+	twins := []packtest.Twin{
+		{},
+		{Flaws: "late-shell", Want: packtest.Want{
+			"EXEC-INJECT-SUBSTITUTION": {
+				`through $(...),`, `through backticks`, `through $(...) inside double quotes`,
+				`run_command(command="sm-echo <(sm-canary {token}-process-subst-line)") ran sm-canary through <(...)`,
+			},
+			"EXEC-OUTLIVES-SERVER": {
+				`a child outlived the server: ["sm-sleep","600"], started by run_command(command="sm-sleep", args=["600.`,
+				// the last call's: only the wait after it lets it start
+				`by outlives-server (& with its output closed)`,
+			},
+		}},
+	}
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		cfg := config(self, execserver.Verb, "-flaws="+tw.Flaws, "{sandbox}")
+		cfg.OnlyProbes = []string{"inject-substitution", "outlives-server"}
+		return cfg
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		packtest.Expect(t, r.Report, tw.Want)
+		leftovers(t, r.Dir)
+	})
+}

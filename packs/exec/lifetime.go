@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -166,9 +167,50 @@ func (r *run) observedProg(prog string) bool {
 	return false
 }
 
-// exitSettle is how long outlives-server gives what the server's exit
+// exitSettle bounds how long outlives-server gives what the server's exit
 // stops to die before it lists what outlived the server.
 const exitSettle = 200 * time.Millisecond
+
+// exitPoll is how often afterExit looks for what is left.
+const exitPoll = 10 * time.Millisecond
+
+// afterExit lists what outlived the server once what its exit stops has
+// gone, at most exitSettle after it: as soon as nothing is left (only a
+// live process starts another), or as soon as the run's tree is idle
+// (Pass.WaitIdle's barrier: every process left asleep in a wait for an
+// outside event or a timer past exitSettle, none starting, running or
+// exiting), for what is left then is not on its way out: a child dying of
+// the end of its pipe or of a signal runs, or exits, until it is gone; one
+// that checks on its parent wakes within the ceiling. A run without the
+// barrier waits the whole ceiling unless nothing is left.
+func afterExit(p *packs.Pass) []observers.Record {
+	survivors := p.Observed.Survivors()
+	if len(survivors) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(p.Ctx, exitSettle)
+	defer cancel()
+	idle := make(chan bool, 1)
+	if i, ok := p.Observed.(packs.Idler); ok {
+		go func() { idle <- i.Idle(ctx, exitSettle) }()
+	}
+	tick := time.NewTicker(exitPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case ok := <-idle:
+			if ok {
+				return p.Observed.Survivors()
+			}
+		case <-tick.C:
+			if survivors = p.Observed.Survivors(); len(survivors) == 0 {
+				return nil
+			}
+		case <-ctx.Done():
+			return p.Observed.Survivors()
+		}
+	}
+}
 
 // ExitGrace bounds how long outlives-server waits for the server to exit
 // once its stdin is closed.
@@ -237,14 +279,7 @@ func outlivesServer(hints []Hint) packs.Probe {
 					killed = slices.Contains(sent, "SIGKILL")
 				}
 			}
-			// What the server's exit stops dies now: its children are given
-			// exitSettle to go. With none left there is nothing to wait for
-			// (only a live process starts another).
-			survivors := p.Observed.Survivors()
-			for deadline := time.Now().Add(exitSettle); len(survivors) > 0 && time.Now().Before(deadline) && p.Ctx.Err() == nil; {
-				time.Sleep(20 * time.Millisecond)
-				survivors = p.Observed.Survivors()
-			}
+			survivors := afterExit(p)
 			if len(survivors) == 0 && killed {
 				// SIGKILL of the server's process (with namespaces, the
 				// sandbox's shim) may end everything it started with it.

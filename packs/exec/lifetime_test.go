@@ -100,3 +100,37 @@ func TestKilledServerIsNoPass(t *testing.T) {
 	}
 	t.Fatal("outlives-server did not run")
 }
+
+// TestExitSettle proves outlives-server's wait after the server's exit
+// both ways. The watchdog-child twin's watchdog (bash checking every
+// 50 ms that the server is alive) is still running when the server has
+// exited and ends on its own a check later: the wait lasts while anything
+// left is running or due to wake within it, so the watchdog is gone
+// before the list is made, and the probe passes. With orphan-on-timeout
+// too, the orphan sm-sleep 3600 is found, and it alone: once the watchdog
+// has gone, the tree left is idle and the wait ends.
+func TestExitSettle(t *testing.T) {
+	t.Parallel()
+	self := packtest.Self(t)
+	twins := []packtest.Twin{
+		{Flaws: "watchdog-child"},
+		{Flaws: "watchdog-child,orphan-on-timeout", Want: packtest.Want{
+			"EXEC-OUTLIVES-SERVER": {`high: a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"], started by run_command(command="sm-sleep", args=["3600.`},
+		}},
+	}
+	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
+		cfg := config(self, execserver.Verb, "-flaws="+tw.Flaws, "{sandbox}")
+		cfg.OnlyProbes = []string{"timeout", "outlives-server"}
+		return cfg
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		packtest.Expect(t, r.Report, tw.Want, packtest.WithSeverity(), packtest.Ran("EXEC-OUTLIVES-SERVER"))
+		for _, pk := range r.Report.Packs {
+			for _, p := range pk.Probes {
+				if p.ID == "EXEC-OUTLIVES-SERVER" {
+					require.Len(t, p.Findings, len(tw.Want["EXEC-OUTLIVES-SERVER"]), "the watchdog is no finding: %v", p.Findings)
+				}
+			}
+		}
+		leftovers(t, r.Dir)
+	})
+}

@@ -322,11 +322,11 @@ func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// settle waits briefly for what a call started in the background to show
-// up in the observations.
-func (r *run) settle() {
-	select {
-	case <-r.p.Ctx.Done():
-	case <-time.After(300 * time.Millisecond):
-	}
-}
+// settle waits for what the calls started in the background to show up
+// in the observations: until the server's tree is idle, nothing in it
+// starting, running or due within settleCeiling (Pass.WaitIdle), at most
+// settleCeiling.
+func (r *run) settle() { r.p.WaitIdle(settleCeiling) }
+
+// settleCeiling bounds settle: the fixed wait it replaces.
+const settleCeiling = 300 * time.Millisecond

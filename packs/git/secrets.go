@@ -56,10 +56,11 @@ var urlCredentials = packs.Probe{
 			logged = append(logged, [2]string{pw, desc})
 			r.judgeCreated(desc, "", false, r.records())
 		}
-		// The log is read as it comes: a ping, and a moment, let the last
-		// call's lines arrive before the log is judged.
+		// The log is read as it comes: a ping, then the server idle and
+		// its log drained (at most logSettle), let the last call's lines
+		// arrive before the log is judged.
 		_, _ = p.Request("ping", nil)
-		time.Sleep(logSettle)
+		p.WaitLog(logSettle)
 		log := p.Server.Log()
 		for _, l := range logged {
 			if bytes.Contains(log, []byte(l[0])) {
@@ -71,5 +72,6 @@ var urlCredentials = packs.Probe{
 	},
 }
 
-// logSettle is how long the probe waits for the server log to catch up.
+// logSettle bounds how long the probe waits for the server log to catch
+// up: the wait ends as soon as the server is idle and its log drained.
 const logSettle = 200 * time.Millisecond

@@ -105,6 +105,14 @@ var twins = []packtest.Twin{
 			`git_clone(url="http://sealmark:<redacted>@127.0.0.1:{port}/sealmark-{token}.git") wrote the URL's password to its log`,
 		},
 	}},
+	// The log line comes 150 ms after the call, the server busy until it
+	// is written: the wait before the log is judged ends on the server
+	// idle and its log drained, not on a ping's answer.
+	{Flaws: "late-log-credentials", Want: packtest.Want{
+		"GIT-URL-CREDENTIALS": {
+			`git_clone(url="http://sealmark:<redacted>@127.0.0.1:{port}/sealmark-{token}.git") wrote the URL's password to its log`,
+		},
+	}},
 	{Flaws: "init-before-check", Want: packtest.Want{
 		"GIT-INIT-IF-MISSING": {
 			`git_set_working_dir(path="{sandbox_top}/canary/sealmark-{token}-new`,
@@ -173,4 +181,22 @@ func TestTwinAfterCore(t *testing.T) {
 	require.GreaterOrEqual(t, i, 1, "the git pack ran after core: %v", rep.NotCovered)
 	packtest.Expect(t, &report.Report{Packs: rep.Packs[i : i+1]}, tw.Want)
 	clean(t, dir)
+}
+
+// TestLateLog proves url-credentials' wait for the log both ways, alone:
+// the late-log-credentials twin writes the password to its log 150 ms
+// after its last call, busy until then, and the probe still reads it
+// there; the confined server, idle at once, gives no finding.
+func TestLateLog(t *testing.T) {
+	t.Parallel()
+	self := packtest.Self(t)
+	late := twins[slices.IndexFunc(twins, func(tw packtest.Twin) bool { return tw.Flaws == "late-log-credentials" })]
+	packtest.RunAll(t, []packtest.Twin{{}, late}, func(tw packtest.Twin) engine.Config {
+		cfg := config(self, "__sealmark-gitfixture", "-flaws="+tw.Flaws, "{sandbox}")
+		cfg.OnlyProbes = []string{"url-credentials"}
+		return cfg
+	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
+		packtest.Expect(t, r.Report, tw.Want, packtest.Ran("GIT-URL-CREDENTIALS"))
+		clean(t, r.Dir)
+	})
 }
