@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -63,7 +64,7 @@ func background(hints []Hint) packs.Probe {
 			for _, t := range r.running() {
 				if pl, took, hung := r.detach(t, "background-hang", &noted); hung {
 					p.Reportf("%s did not return within the call timeout (%s): the server waits on a child it left in the background (%s)", describe(t, pl.payload), p.CallTimeout, pl.what).
-						Evidencef("process", "sm-sleep %s was started with %s and the call got no answer for %s", pl.arg, pl.what, took.Round(100*time.Millisecond))
+						Evidencef("process", "sm-sleep %s was started with %s and the call got no answer for %s (its bound: the timeout asked for and %d times the %s sm-echo took through %s just before)", pl.arg, pl.what, took.Round(100*time.Millisecond), hangFactor, pl.pace.Round(time.Millisecond), t.Name)
 				}
 				if r.dead {
 					break
@@ -78,11 +79,19 @@ func background(hints []Hint) packs.Probe {
 	}
 }
 
+// detachLife and timeoutLife are the seconds sm-sleep lives when detach
+// and timeout start it.
+const (
+	detachLife  = 600
+	timeoutLife = 3600
+)
+
 // detached is one call of detach: the payload, its form and its sm-sleep
 // argument.
 type detached struct {
 	payload
 	what, arg string
+	pace      time.Duration // what sm-echo took through the tool just before
 }
 
 // detach runs every detaching form through t, each started sm-sleep
@@ -91,11 +100,16 @@ type detached struct {
 // timeout again) and returns it with hung set: the hang is
 // background-hang's finding, not a reason to doubt the probe.
 func (r *run) detach(t Tool, probe string, noted *int) (last detached, took time.Duration, hung bool) {
+	pace := r.pace(t)
+	if pace == 0 {
+		return last, 0, false // no answer to sm-echo: nothing to judge a wait by
+	}
 	for i, d := range detaching {
-		arg := r.sleepArg(600, i)
-		last = detached{payload: payload{line: strings.ReplaceAll(d.line, "{s}", arg)}, what: d.what, arg: arg}
+		arg := r.sleepArg(detachLife, i)
+		last = detached{payload: payload{line: strings.ReplaceAll(d.line, "{s}", arg), life: detachLife * time.Second}, what: d.what, arg: arg}
 		r.remember(arg, fmt.Sprintf("%s by %s (%s)", describe(t, last.payload), probe, d.what))
 		var res *packs.Response
+		last.pace = pace
 		res, took = r.call(t, last.payload, describe(t, last.payload))
 		r.noteExecuted(noted)
 		if r.dead {
@@ -130,8 +144,15 @@ func timeout(hints []Hint) packs.Probe {
 			}
 			noted := 0
 			for i, t := range tools {
-				arg := r.sleepArg(3600, i)
-				pl := payload{line: "sm-sleep " + arg, timeout: time.Second}
+				pace := r.pace(t)
+				if r.dead {
+					break
+				}
+				if pace == 0 {
+					continue // no answer to sm-echo: nothing to judge a wait by
+				}
+				arg := r.sleepArg(timeoutLife, i)
+				pl := payload{line: "sm-sleep " + arg, timeout: time.Second, life: timeoutLife * time.Second}
 				r.remember(arg, describe(t, pl)+" by timeout, with a 1 s "+t.Timeout)
 				res, took := r.call(t, pl, describe(t, pl))
 				r.noteExecuted(&noted)
@@ -141,7 +162,7 @@ func timeout(hints []Hint) packs.Probe {
 				if res == nil {
 					r.unanswered = r.unanswered[:len(r.unanswered)-1]
 					p.Reportf("%s with %s of 1 s did not return within the call timeout (%s)", describe(t, pl), t.Timeout, p.CallTimeout).
-						Evidencef("process", "sm-sleep %s ran and the call got no answer for %s", arg, took.Round(100*time.Millisecond))
+						Evidencef("process", "sm-sleep %s ran and the call got no answer for %s (its bound: the 1 s asked for and %d times the %s sm-echo took through %s just before)", arg, took.Round(100*time.Millisecond), hangFactor, pace.Round(time.Millisecond), t.Name)
 					continue
 				}
 				r.settle()
@@ -223,25 +244,33 @@ func outlivesServer(hints []Hint) packs.Probe {
 				p.Inconclusive("the server exited (%s) before any child was started in the background, so what outlives it cannot be told", p.Server.ExitStatus())
 				return
 			}
+			// The server's own pace (the last measured on it) stretches
+			// each wait: a starved server takes as many times longer to
+			// notice its stdin closed, to handle SIGTERM, and its children
+			// to notice their reader gone.
+			slow := hangFactor * serverPace(p)
+			exitGrace, termGrace, settle := max(ExitGrace, slow), max(TermGrace, slow), max(exitSettle, slow)
 			killed := false
 			if p.Server.Alive() {
 				if err := p.Server.CloseStdin(); err != nil {
 					p.Inconclusive("could not close the server's stdin: %v", err)
 					return
 				}
-				if !p.Server.WaitExit(ExitGrace) {
+				if !p.Server.WaitExit(exitGrace) {
 					// A client stops such a server with signals; what it
 					// started is then left as the client would leave it.
-					sent := p.Server.Terminate(TermGrace)
+					sent := p.Server.Terminate(termGrace)
 					p.Notef("the server was still running %s after its stdin closed (core's exits-on-stdin-close judges that): stopped with %s", ExitGrace, strings.Join(sent, ", then "))
 					killed = slices.Contains(sent, "SIGKILL")
 				}
 			}
 			// What the server's exit stops dies now: its children are given
-			// exitSettle to go. With none left there is nothing to wait for
-			// (only a live process starts another).
+			// settle to go. Only the sm-sleep children the probes started
+			// left (their life ends them), or none (only a live process
+			// starts another), there is nothing more to wait for.
+			started := startedHere(p)
 			survivors := p.Observed.Survivors()
-			for deadline := time.Now().Add(exitSettle); len(survivors) > 0 && time.Now().Before(deadline) && p.Ctx.Err() == nil; {
+			for deadline := time.Now().Add(settle); transient(survivors, started) && time.Now().Before(deadline) && p.Ctx.Err() == nil; {
 				time.Sleep(20 * time.Millisecond)
 				survivors = p.Observed.Survivors()
 			}
@@ -251,18 +280,30 @@ func outlivesServer(hints []Hint) packs.Probe {
 				p.Inconclusive("the server ignored SIGTERM too and was killed; nothing of it is left, which SIGKILL may have brought about (it ends the sandbox's pid namespace)")
 				return
 			}
-			started := startedHere(p)
 			for _, s := range survivors {
 				from := ""
 				for arg, what := range started {
 					if strings.Contains(s.Data[observers.KeyArgv], arg) {
-						from = ", started by " + what
+						from = ", started by " + stable(what)
 					}
 				}
 				p.Reportf("a child outlived the server: %s%s", stable(s.Data[observers.KeyArgv]), from).Evidencef("process", "%s", s.Summary)
 			}
 		},
 	}
+}
+
+// transient reports whether a survivor is not one of the sm-sleep
+// children the probes started (by their arguments, started's keys).
+func transient(survivors []observers.Record, started map[string]string) bool {
+	for _, s := range survivors {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(started)), func(arg string) bool {
+			return strings.Contains(s.Data[observers.KeyArgv], arg)
+		}) {
+			return true
+		}
+	}
+	return false
 }
 
 // stable is a survivor's argv for a message, without the sm-sleep
