@@ -1,5 +1,6 @@
 // Package launch starts a stdio MCP server under the harness's control: in its
-// own process group, with exactly the environment it is given, its stderr in a
+// own process group, at the niceness the harness process started with (on
+// Linux; not one its threads got later), with exactly the environment it is given, its stderr in a
 // bounded server log, and its stdout split into recorded frames of which only
 // the valid JSON ones reach the MCP client.
 //

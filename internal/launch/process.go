@@ -77,7 +77,8 @@ func Start(spec Spec) (*Process, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	starting.Add(1)
 	defer starting.Add(-1) // after started.Store below: see Starting
-	err := cmd.Start()
+	// At the niceness the harness started with, not one it got later.
+	err := atStartNice(cmd.Start)
 	closeAll(inR, outW, errW) // the child holds its own copies
 	if err != nil {
 		closeAll(inW, outR, errR)

@@ -150,9 +150,11 @@ func group() (string, error) {
 // Niceness is the harness's while Harness holds: the lowest priority.
 const Niceness = 19
 
-// Harness nices every thread of the test process (the harness, and what
-// it starts from now on) to Niceness until t ends, then restores each
-// thread's own. It skips t where the niceness cannot be set.
+// Harness nices every thread of the test process (the harness, and the
+// threads it makes from now on) to Niceness until t ends, then restores
+// each thread's own. A server the harness starts meanwhile is not niced
+// with it: it starts at the niceness the process started with
+// (internal/launch), and its quota alone starves it. It skips t where the niceness cannot be set.
 func Harness(t testing.TB) {
 	t.Helper()
 	was, err := renice(func(int) int { return Niceness })

@@ -40,6 +40,15 @@ type Role struct {
 	DSN            string // postgres://name:password@host:port/db?sslmode=disable
 }
 
+// adminBound bounds each of the harness's own steps against PostgreSQL
+// through the admin connection: connecting, making and dropping the
+// database, and the oracle's reads and deletes. They are the harness's,
+// never the server's verdict, and end as soon as PostgreSQL answers, so
+// the bound is generous: a machine at a load of 56 kept the admin
+// connection waiting past the 5 s it once had, and left a probe
+// inconclusive that fails at rest.
+const adminBound = 2 * time.Minute
+
 // maxDSN bounds an admin DSN.
 const maxDSN = 4 << 10
 
@@ -63,7 +72,7 @@ func ParseAdmin(dsn string) (*pgx.ConnConfig, error) {
 	}
 	cfg.Host = ip.String()
 	cfg.Fallbacks = nil
-	cfg.ConnectTimeout = 5 * time.Second
+	cfg.ConnectTimeout = adminBound
 	return cfg, nil
 }
 
@@ -166,7 +175,7 @@ func (d *Database) connect(ctx context.Context) (*pgx.Conn, error) {
 // Drop drops the database (closing the sessions still in it) and both
 // roles. It is safe to call more than once.
 func (d *Database) Drop(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, adminBound)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, d.admin)
 	if err != nil {
@@ -196,7 +205,7 @@ func dropAll(ctx context.Context, conn *pgx.Conn, name string, roles []string) e
 // left when it was killed: those whose comment names a harness process
 // that no longer exists. It returns what it dropped.
 func Sweep(ctx context.Context, admin *pgx.ConnConfig) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, adminBound)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, admin)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -51,7 +50,7 @@ func reachByEffect(p *packs.Pass, conn *pgx.Conn, t packs.Tool, role Role, fileS
 // takePrefixed returns what follows prefix in the items row that starts
 // with it, as the admin connection reads it, and deletes the row.
 func takePrefixed(p *packs.Pass, conn *pgx.Conn, prefix string) (string, bool) {
-	ctx, cancel := context.WithTimeout(p.Ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(p.Ctx, adminBound)
 	defer cancel()
 	var name string
 	err := conn.QueryRow(ctx, "DELETE FROM items WHERE starts_with(name, $1) RETURNING name", prefix).Scan(&name)

@@ -70,7 +70,7 @@ func brief(res *packs.Response, err error) string {
 
 // oracle opens the harness's own admin connection to the database.
 func oracle(p *packs.Pass, d *Database) *pgx.Conn {
-	ctx, cancel := context.WithTimeout(p.Ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(p.Ctx, adminBound)
 	defer cancel()
 	conn, err := d.connect(ctx)
 	if err != nil {
@@ -85,7 +85,7 @@ func oracle(p *packs.Pass, d *Database) *pgx.Conn {
 // takeRow reports whether items holds a row named value, as the harness's
 // admin connection sees it, and deletes it.
 func takeRow(p *packs.Pass, conn *pgx.Conn, value string) (bool, error) {
-	ctx, cancel := context.WithTimeout(p.Ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(p.Ctx, adminBound)
 	defer cancel()
 	tag, err := conn.Exec(ctx, "DELETE FROM items WHERE name = $1", value)
 	return err == nil && tag.RowsAffected() > 0, err
@@ -166,7 +166,7 @@ var roleReach = packs.Probe{
 			return
 		}
 		defer conn.Close(context.Background())
-		ctx, cancel := context.WithTimeout(p.Ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(p.Ctx, adminBound)
 		var fileSum string
 		err := conn.QueryRow(ctx, "SELECT md5(pg_read_file('PG_VERSION'))").Scan(&fileSum)
 		cancel()
@@ -315,9 +315,9 @@ var dsnEcho = packs.Probe{
 // the statement (pg_cancel_backend), never the session: the session
 // belongs to the server, which may hold it in a pool for every later call
 // (an HTTP server's pool), and ending it would kill the server, not the
-// statement. It waits for the statement to end, at most a few seconds.
+// statement. It waits for the statement to end, within adminBound.
 func cancelSleep(conn *pgx.Conn, dbName string) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), adminBound)
 	defer cancel()
 	const sleeping = "datname = $1 AND pid <> pg_backend_pid() AND state = 'active' AND strpos(query, $2) > 0"
 	n := 0

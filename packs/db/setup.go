@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/packs"
@@ -38,7 +37,7 @@ func prepare(s *packs.Setup) error {
 	}
 	var d *Database
 	s.OnOpen(func(o *packs.Opened) error {
-		ctx, cancel := context.WithTimeout(o.Ctx, 30*time.Second)
+		ctx, cancel := context.WithTimeout(o.Ctx, adminBound)
 		defer cancel()
 		var err error
 		d, err = Open(ctx, admin)

@@ -70,6 +70,14 @@
 // After a probe's calls, what they started in the background is looked
 // for once the server's process tree is idle (at most 300 ms).
 //
+// The probes that judge a call by how long it took, or by what a child
+// printed before the server's own timer (env-inheritance, output-flood,
+// timeout, background-hang), first measure each tool's pace, how long it
+// takes to answer sm-echo, and give the server's timer and the call the
+// slack it implies (pace.go); outlives-server stretches its waits by the
+// last pace measured. At rest that changes nothing; a starved server gets
+// the same verdicts.
+//
 // A call during which the server exits is a finding of the probe that
 // made it (high, naming the call and the exit status or signal); the
 // pack asks for a fresh server before its next probe (packs.Pack.Relaunch)

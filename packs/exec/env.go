@@ -34,6 +34,10 @@ func envInheritance(hints []Hint) packs.Probe {
 			}
 			noted, shown, found := 0, false, false
 			for _, t := range r.running() {
+				// The server's timer must outlast the child's printing.
+				if r.pace(t) == 0 {
+					continue
+				}
 				for _, pl := range envCommands {
 					res, _ := r.call(t, pl, describe(t, pl))
 					r.noteExecuted(&noted)

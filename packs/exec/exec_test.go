@@ -106,7 +106,7 @@ func TestTwins(t *testing.T) {
 			},
 		}},
 		{Flaws: "orphan-on-timeout", Want: packtest.Want{
-			"EXEC-OUTLIVES-SERVER": {`a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"], started by run_command(command="sm-sleep", args=["3600.`},
+			"EXEC-OUTLIVES-SERVER": {`a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"], started by run_command(command="sm-sleep", args=["3600"]) by timeout`},
 		}},
 		{Flaws: "unbounded-output", Want: packtest.Want{
 			"EXEC-OUTPUT-FLOOD": {`run_command(command="sm-spew", args=["104857600"]) returned more than 1 MiB of its child's output in one message`},

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -64,7 +65,7 @@ func background(hints []Hint) packs.Probe {
 			for _, t := range r.running() {
 				if pl, took, hung := r.detach(t, "background-hang", &noted); hung {
 					p.Reportf("%s did not return within the call timeout (%s): the server waits on a child it left in the background (%s)", describe(t, pl.payload), p.CallTimeout, pl.what).
-						Evidencef("process", "sm-sleep %s was started with %s and the call got no answer for %s", pl.arg, pl.what, took.Round(100*time.Millisecond))
+						Evidencef("process", "sm-sleep %s was started with %s and the call got no answer for %s (its bound: the timeout asked for and %d times the %s sm-echo took through %s just before)", pl.arg, pl.what, took.Round(100*time.Millisecond), hangFactor, pl.pace.Round(time.Millisecond), t.Name)
 				}
 				if r.dead {
 					break
@@ -79,11 +80,19 @@ func background(hints []Hint) packs.Probe {
 	}
 }
 
+// detachLife and timeoutLife are the seconds sm-sleep lives when detach
+// and timeout start it.
+const (
+	detachLife  = 600
+	timeoutLife = 3600
+)
+
 // detached is one call of detach: the payload, its form and its sm-sleep
 // argument.
 type detached struct {
 	payload
 	what, arg string
+	pace      time.Duration // what sm-echo took through the tool just before
 }
 
 // detach runs every detaching form through t, each started sm-sleep
@@ -92,11 +101,16 @@ type detached struct {
 // timeout again) and returns it with hung set: the hang is
 // background-hang's finding, not a reason to doubt the probe.
 func (r *run) detach(t Tool, probe string, noted *int) (last detached, took time.Duration, hung bool) {
+	pace := r.pace(t)
+	if pace == 0 {
+		return last, 0, false // no answer to sm-echo: nothing to judge a wait by
+	}
 	for i, d := range detaching {
-		arg := r.sleepArg(600, i)
-		last = detached{payload: payload{line: strings.ReplaceAll(d.line, "{s}", arg)}, what: d.what, arg: arg}
+		arg := r.sleepArg(detachLife, i)
+		last = detached{payload: payload{line: strings.ReplaceAll(d.line, "{s}", arg), life: detachLife * time.Second}, what: d.what, arg: arg}
 		r.remember(arg, fmt.Sprintf("%s by %s (%s)", describe(t, last.payload), probe, d.what))
 		var res *packs.Response
+		last.pace = pace
 		res, took = r.call(t, last.payload, describe(t, last.payload))
 		r.noteExecuted(noted)
 		if r.dead {
@@ -131,8 +145,15 @@ func timeout(hints []Hint) packs.Probe {
 			}
 			noted := 0
 			for i, t := range tools {
-				arg := r.sleepArg(3600, i)
-				pl := payload{line: "sm-sleep " + arg, timeout: time.Second}
+				pace := r.pace(t)
+				if r.dead {
+					break
+				}
+				if pace == 0 {
+					continue // no answer to sm-echo: nothing to judge a wait by
+				}
+				arg := r.sleepArg(timeoutLife, i)
+				pl := payload{line: "sm-sleep " + arg, timeout: time.Second, life: timeoutLife * time.Second}
 				r.remember(arg, describe(t, pl)+" by timeout, with a 1 s "+t.Timeout)
 				res, took := r.call(t, pl, describe(t, pl))
 				r.noteExecuted(&noted)
@@ -142,7 +163,7 @@ func timeout(hints []Hint) packs.Probe {
 				if res == nil {
 					r.unanswered = r.unanswered[:len(r.unanswered)-1]
 					p.Reportf("%s with %s of 1 s did not return within the call timeout (%s)", describe(t, pl), t.Timeout, p.CallTimeout).
-						Evidencef("process", "sm-sleep %s ran and the call got no answer for %s", arg, took.Round(100*time.Millisecond))
+						Evidencef("process", "sm-sleep %s ran and the call got no answer for %s (its bound: the 1 s asked for and %d times the %s sm-echo took through %s just before)", arg, took.Round(100*time.Millisecond), hangFactor, pace.Round(time.Millisecond), t.Name)
 					continue
 				}
 				r.settle()
@@ -175,7 +196,7 @@ const exitSettle = 200 * time.Millisecond
 const exitPoll = 10 * time.Millisecond
 
 // afterExit lists what outlived the server once what its exit stops has
-// gone, at most exitSettle after it: as soon as nothing is left (only a
+// gone, at most ceiling after it (exitSettle, stretched by the tool's pace), and at once when only the probes' own sm-sleep children are left: as soon as nothing is left (only a
 // live process starts another), or as soon as the run's tree is idle
 // (Pass.WaitIdle's barrier: every process left asleep in a wait for an
 // outside event or a timer past exitSettle, none starting, running or
@@ -183,16 +204,16 @@ const exitPoll = 10 * time.Millisecond
 // the end of its pipe or of a signal runs, or exits, until it is gone; one
 // that checks on its parent wakes within the ceiling. A run without the
 // barrier waits the whole ceiling unless nothing is left.
-func afterExit(p *packs.Pass) []observers.Record {
+func afterExit(p *packs.Pass, ceiling time.Duration, started map[string]string) []observers.Record {
 	survivors := p.Observed.Survivors()
-	if len(survivors) == 0 {
-		return nil
+	if len(survivors) == 0 || !transient(survivors, started) {
+		return survivors
 	}
-	ctx, cancel := context.WithTimeout(p.Ctx, exitSettle)
+	ctx, cancel := context.WithTimeout(p.Ctx, ceiling)
 	defer cancel()
 	idle := make(chan bool, 1)
 	if i, ok := p.Observed.(packs.Idler); ok {
-		go func() { idle <- i.Idle(ctx, exitSettle) }()
+		go func() { idle <- i.Idle(ctx, ceiling) }()
 	}
 	tick := time.NewTicker(exitPoll)
 	defer tick.Stop()
@@ -203,8 +224,8 @@ func afterExit(p *packs.Pass) []observers.Record {
 				return p.Observed.Survivors()
 			}
 		case <-tick.C:
-			if survivors = p.Observed.Survivors(); len(survivors) == 0 {
-				return nil
+			if survivors = p.Observed.Survivors(); len(survivors) == 0 || !transient(survivors, started) {
+				return survivors
 			}
 		case <-ctx.Done():
 			return p.Observed.Survivors()
@@ -265,39 +286,62 @@ func outlivesServer(hints []Hint) packs.Probe {
 				p.Inconclusive("the server exited (%s) before any child was started in the background, so what outlives it cannot be told", p.Server.ExitStatus())
 				return
 			}
+			// The server's own pace (the last measured on it) stretches
+			// each wait: a starved server takes as many times longer to
+			// notice its stdin closed, to handle SIGTERM, and its children
+			// to notice their reader gone.
+			slow := hangFactor * serverPace(p)
+			exitGrace, termGrace, settle := max(ExitGrace, slow), max(TermGrace, slow), max(exitSettle, slow)
 			killed := false
 			if p.Server.Alive() {
 				if err := p.Server.CloseStdin(); err != nil {
 					p.Inconclusive("could not close the server's stdin: %v", err)
 					return
 				}
-				if !p.Server.WaitExit(ExitGrace) {
+				if !p.Server.WaitExit(exitGrace) {
 					// A client stops such a server with signals; what it
 					// started is then left as the client would leave it.
-					sent := p.Server.Terminate(TermGrace)
+					sent := p.Server.Terminate(termGrace)
 					p.Notef("the server was still running %s after its stdin closed (core's exits-on-stdin-close judges that): stopped with %s", ExitGrace, strings.Join(sent, ", then "))
 					killed = slices.Contains(sent, "SIGKILL")
 				}
 			}
-			survivors := afterExit(p)
+			// What the server's exit stops dies now: its children are given
+			// settle (stretched by the tool's pace) to go, and no longer
+			// once the tree left is idle or only the sm-sleep children the
+			// probes started are left (their life ends them).
+			started := startedHere(p)
+			survivors := afterExit(p, settle, started)
 			if len(survivors) == 0 && killed {
 				// SIGKILL of the server's process (with namespaces, the
 				// sandbox's shim) may end everything it started with it.
 				p.Inconclusive("the server ignored SIGTERM too and was killed; nothing of it is left, which SIGKILL may have brought about (it ends the sandbox's pid namespace)")
 				return
 			}
-			started := startedHere(p)
 			for _, s := range survivors {
 				from := ""
 				for arg, what := range started {
 					if strings.Contains(s.Data[observers.KeyArgv], arg) {
-						from = ", started by " + what
+						from = ", started by " + stable(what)
 					}
 				}
 				p.Reportf("a child outlived the server: %s%s", stable(s.Data[observers.KeyArgv]), from).Evidencef("process", "%s", s.Summary)
 			}
 		},
 	}
+}
+
+// transient reports whether a survivor is not one of the sm-sleep
+// children the probes started (by their arguments, started's keys).
+func transient(survivors []observers.Record, started map[string]string) bool {
+	for _, s := range survivors {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(started)), func(arg string) bool {
+			return strings.Contains(s.Data[observers.KeyArgv], arg)
+		}) {
+			return true
+		}
+	}
+	return false
 }
 
 // stable is a survivor's argv for a message, without the sm-sleep

@@ -37,7 +37,7 @@ func TestHostileLifetime(t *testing.T) {
 		}},
 		{Flaws: "ignore-eof"},
 		{Flaws: "ignore-eof,orphan-on-timeout", Want: packtest.Want{
-			"EXEC-OUTLIVES-SERVER": {`high: a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"], started by run_command(command="sm-sleep", args=["3600.`},
+			"EXEC-OUTLIVES-SERVER": {`high: a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"], started by run_command(command="sm-sleep", args=["3600"]) by timeout`},
 		}},
 	}
 	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {

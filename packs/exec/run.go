@@ -24,9 +24,10 @@ type run struct {
 	seen       int      // observation records already read
 	execs      []observers.Record
 	calls      int
-	hit        map[string]bool // forms already reported
-	decided    bool            // the probe was found not applicable
-	noted      map[string]bool // command lines already in the notes
+	hit        map[string]bool          // forms already reported
+	decided    bool                     // the probe was found not applicable
+	noted      map[string]bool          // command lines already in the notes
+	paces      map[string]time.Duration // each tool's pace, as measured in this probe (pace.go)
 }
 
 // start makes a run, or marks the probe not applicable and returns nil.
@@ -39,7 +40,7 @@ func start(p *packs.Pass, hints []Hint) *run {
 		p.NotApplicable("no tool takes a command")
 		return nil
 	}
-	return &run{p: p, hints: hints, hit: map[string]bool{}, noted: map[string]bool{}}
+	return &run{p: p, hints: hints, hit: map[string]bool{}, noted: map[string]bool{}, paces: map[string]time.Duration{}}
 }
 
 // payload is what one call sends: a command line, and for a tool with an
@@ -52,8 +53,11 @@ type payload struct {
 	whole bool
 	cwd   string // the working directory to ask for, or ""
 	// timeout asks for this timeout, when the tool takes one; zero means
-	// the pack's default for ordinary calls.
+	// the pack's default for ordinary calls (timer).
 	timeout time.Duration
+	// life is how long the child the line starts lives (sm-sleep's
+	// seconds); zero for a line that ends at once or on its own.
+	life time.Duration
 }
 
 // split is the payload as a program and its arguments: argv when given,
@@ -69,8 +73,9 @@ func (pl payload) split() []string {
 	return []string{first, rest}
 }
 
-// defaultTimeout is the timeout an ordinary call asks for, bounded by the
-// call timeout so the server answers before the harness gives up.
+// defaultTimeout is the timeout an ordinary call asks for at rest, bounded
+// by the call timeout so the server answers before the harness gives up;
+// timer raises it for a slow tool.
 func (r *run) defaultTimeout() time.Duration {
 	return min(5*time.Second, r.p.CallTimeout/2)
 }
@@ -93,10 +98,7 @@ func (r *run) fill(t Tool, pl payload) map[string]any {
 		fill[t.Cwd] = pl.cwd
 	}
 	if t.Timeout != "" {
-		d := pl.timeout
-		if d == 0 {
-			d = r.defaultTimeout()
-		}
+		d := r.timer(t, pl)
 		if t.TimeoutMillis {
 			fill[t.Timeout] = d.Milliseconds()
 		} else {
@@ -108,6 +110,8 @@ func (r *run) fill(t Tool, pl payload) map[string]any {
 
 // call runs one payload through a tool. It returns nil when there is no
 // answer to judge (and records why); took is how long the call took.
+// The call is bounded by bound(t, pl): the call timeout, raised for a
+// tool whose pace this probe measured.
 func (r *run) call(t Tool, pl payload, what string) (res *packs.Response, took time.Duration) {
 	if r.dead {
 		return nil, 0
@@ -115,7 +119,7 @@ func (r *run) call(t Tool, pl payload, what string) (res *packs.Response, took t
 	args, _ := packs.Arguments(t.Schema, r.p.Token, r.fill(t, pl)) // a schema defect is core's finding
 	r.calls++
 	begin := time.Now()
-	res, err := r.p.Call(t.Name, args)
+	res, err := r.p.CallWithin(r.bound(t, pl), t.Name, args)
 	took = time.Since(begin)
 	switch {
 	case err == nil:
