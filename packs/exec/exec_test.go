@@ -255,7 +255,7 @@ func TestLateShell(t *testing.T) {
 				`run_command(command="sm-echo <(sm-canary {token}-process-subst-line)") ran sm-canary through <(...)`,
 			},
 			"EXEC-OUTLIVES-SERVER": {
-				`a child outlived the server: ["sm-sleep","600"], started by run_command(command="sm-sleep", args=["600.`,
+				`a child outlived the server: ["sm-sleep","600"], started by run_command(command="sm-sleep", args=["600 `,
 				// the last call's: only the wait after it lets it start
 				`by outlives-server (& with its output closed)`,
 			},

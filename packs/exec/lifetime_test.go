@@ -115,7 +115,7 @@ func TestExitSettle(t *testing.T) {
 	twins := []packtest.Twin{
 		{Flaws: "watchdog-child"},
 		{Flaws: "watchdog-child,orphan-on-timeout", Want: packtest.Want{
-			"EXEC-OUTLIVES-SERVER": {`high: a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"], started by run_command(command="sm-sleep", args=["3600.`},
+			"EXEC-OUTLIVES-SERVER": {`high: a child outlived the server: ["{sandbox_top}/bin/sm-sleep","3600"], started by run_command(command="sm-sleep", args=["3600"]`},
 		}},
 	}
 	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
