@@ -2,6 +2,7 @@ package goldens_test
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -12,6 +13,9 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
 )
+
+// sharedReal=1 runs TestSharedStartsReal.
+const sharedReal = "SEALMARK_SHARED_REAL"
 
 // sharingPacks are the packs a default run hands a start between (core's
 // drift check's start, then each pack that shares: packs.Pack.SharesStart).
@@ -33,6 +37,10 @@ func shared(rep *report.Report) bool {
 func TestSharedStartsReal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs every real server twice (minutes)")
+	}
+	if os.Getenv(sharedReal) != "1" {
+		t.Skipf("set %s=1 to run it: every pinned real server twice with core, fs, effects and sqlite, "+
+			"over 10 minutes (desktop-commander alone takes 5 a run); TestGoldens compares every fixture run both ways", sharedReal)
 	}
 	runs := realRuns(t)
 	seen := map[string]bool{}
