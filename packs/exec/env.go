@@ -50,8 +50,14 @@ func envInheritance(hints []Hint) packs.Probe {
 						continue
 					}
 					found = true
+					// The message names the tool and the leak, not the form:
+					// which form answers first depends on the server's timing
+					// (a command tool that answers before its child has
+					// printed), and a finding's fingerprint must not move
+					// with it. The form is the evidence's.
 					prog, _, _ := strings.Cut(pl.line, " ")
-					f := p.Reportf("%s revealed %s from the server's environment through its child %s", describe(t, pl), strings.Join(leaked, ", "), prog)
+					f := p.Reportf("%s passes the server's environment to the programs it runs: a child printed a canary secret into the result", t.Name)
+					f.Evidencef("request", "%s revealed %s from the server's environment through its child %s", describe(t, pl), strings.Join(leaked, ", "), prog)
 					for _, name := range leaked {
 						f.Evidencef("response", "the result of %s contains the value of %s, printed by the child %s", t.Name, name, prog)
 					}

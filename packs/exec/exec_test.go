@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture/execserver"
+	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/exec"
 	"github.com/sealmark/sealmark/packs/internal/packtest"
@@ -95,7 +97,7 @@ func TestTwins(t *testing.T) {
 			},
 		}},
 		{Flaws: "env-passthrough", Want: packtest.Want{
-			"EXEC-ENV-INHERITANCE": {`run_command(command="printenv", args=["SEALMARK_FAKE_API_KEY"]) revealed SEALMARK_FAKE_API_KEY from the server's environment through its child printenv`},
+			"EXEC-ENV-INHERITANCE": {`run_command passes the server's environment to the programs it runs: a child printed a canary secret into the result`},
 		}},
 		{Flaws: "cwd-unchecked", Want: packtest.Want{
 			"EXEC-WORKDIR-ESCAPE": {
@@ -120,8 +122,37 @@ func TestTwins(t *testing.T) {
 		return config(self, execserver.Verb, "-flaws="+tw.Flaws, "{sandbox}")
 	}, func(t *testing.T, tw packtest.Twin, r packtest.Result) {
 		packtest.Expect(t, r.Report, tw.Want, packtest.Absent(tw.Not))
+		if tw.Flaws == "env-passthrough" {
+			// The form that revealed the key is the evidence's, not the message's.
+			p := probeOf(t, r.Report, "EXEC-ENV-INHERITANCE")
+			require.NotEmpty(t, p.Findings)
+			assert.Contains(t, evidence(p.Findings[0]), `run_command(command="printenv", args=["SEALMARK_FAKE_API_KEY"]) revealed SEALMARK_FAKE_API_KEY from the server's environment through its child printenv`)
+		}
 		leftovers(t, r.Dir)
 	})
+}
+
+// probeOf is the probe id of rep's one pack.
+func probeOf(t *testing.T, rep *report.Report, id string) report.Probe {
+	t.Helper()
+	for _, pk := range rep.Packs {
+		for _, p := range pk.Probes {
+			if p.ID == id {
+				return p
+			}
+		}
+	}
+	t.Fatalf("probe %s did not run", id)
+	return report.Probe{}
+}
+
+// evidence is a finding's evidence, one line an item.
+func evidence(f packs.Finding) string {
+	var b strings.Builder
+	for _, e := range f.Evidence {
+		b.WriteString(e.Observer + ": " + e.Detail + "\n")
+	}
+	return b.String()
 }
 
 // leftovers fails the test when a process of this test's runs (started

@@ -72,7 +72,8 @@ func TestDesktopCommander(t *testing.T) {
 			// Whichever form got there first (printenv SEALMARK_FAKE_API_KEY, or
 			// sm-echo with both names) is the finding: the key came back
 			// through a child the server ran.
-			assert.Regexp(t, `^start_process\(command="(printenv SEALMARK_FAKE_API_KEY|sm-echo \$SEALMARK_CANARY \$\{SEALMARK_FAKE_API_KEY\})"\) revealed (SEALMARK_CANARY, )?SEALMARK_FAKE_API_KEY from the server's environment through its child (printenv|sm-echo)`, p.Findings[0].Message)
+			assert.Equal(t, "start_process passes the server's environment to the programs it runs: a child printed a canary secret into the result", p.Findings[0].Message)
+			assert.Regexp(t, `start_process\(command="(printenv SEALMARK_FAKE_API_KEY|printenv SEALMARK_CANARY|sm-echo \$SEALMARK_CANARY \$\{SEALMARK_FAKE_API_KEY\})"\) revealed (SEALMARK_CANARY|SEALMARK_FAKE_API_KEY|SEALMARK_CANARY, SEALMARK_FAKE_API_KEY) from the server's environment through its child (printenv|sm-echo)`, evidence(p.Findings[0]))
 		case "EXEC-OUTPUT-FLOOD":
 			require.Equal(t, packs.Failed, p.Verdict, p.Reason)
 			assert.Contains(t, p.Findings[0].Message, `start_process(command="sm-spew 104857600") returned more than 1 MiB of its child's output in one message`)
