@@ -21,6 +21,7 @@ import (
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/report"
 	"github.com/sealmark/sealmark/internal/reportcmp"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/sealmarktest"
 )
@@ -101,9 +102,9 @@ func TestBothDoorsOneReport(t *testing.T) {
 	stdio := func(flaws string) (sealmarktest.Config, map[string]string) {
 		dir := t.TempDir()
 		cfg := sealmarktest.Config{Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws}, SandboxDir: dir,
-			StartTimeout: 10 * time.Second, Packs: []string{"core"}}
+			StartTimeout: slowtest.Scale(10 * time.Second), Packs: []string{"core"}}
 		cmd, _ := json.Marshal(append([]string{self}, cfg.Args...))
-		return cfg, map[string]string{"command": string(cmd), "sandbox-dir": dir, "timeout": "10s", "packs": "core"}
+		return cfg, map[string]string{"command": string(cmd), "sandbox-dir": dir, "timeout": slowtest.Scale(10 * time.Second).String(), "packs": "core"}
 	}
 
 	t.Run("passes", func(t *testing.T) {
@@ -223,8 +224,8 @@ func TestBothDoorsOneReport(t *testing.T) {
 		dir := t.TempDir()
 		start := self + " " + httpfixture.Verb + " -addr 127.0.0.1:{port} -flaws=no-origin-check"
 		url := "http://127.0.0.1:{port}/mcp"
-		cfg := sealmarktest.Config{URL: url, Start: start, SandboxDir: dir, StartTimeout: 10 * time.Second, Packs: []string{"core"}}
-		cli, code := cliDoor(t, map[string]string{"url": url, "start": start, "sandbox-dir": dir, "timeout": "10s", "packs": "core"})
+		cfg := sealmarktest.Config{URL: url, Start: start, SandboxDir: dir, StartTimeout: slowtest.Scale(10 * time.Second), Packs: []string{"core"}}
+		cli, code := cliDoor(t, map[string]string{"url": url, "start": start, "sandbox-dir": dir, "timeout": slowtest.Scale(10 * time.Second).String(), "packs": "core"})
 		goTest, out, passed := goTestDoor(t, cfg, "^TestVictimDoors$")
 		assert.Equal(t, report.ExitFindings, code)
 		assert.False(t, passed)

@@ -13,6 +13,7 @@ import (
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/sealmarktest"
 )
@@ -28,7 +29,7 @@ func TestInconclusiveAtTheBarFailsTheProbe(t *testing.T) {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	e, err := engine.New(engine.Config{Catalog: catalogue.All, Command: self, Args: []string{fixture.Verb}, SandboxDir: t.TempDir(),
-		Packs: []string{"core"}, OnlyProbes: []string{"core/tool-pin"}, StartTimeout: 10 * time.Second})
+		Packs: []string{"core"}, OnlyProbes: []string{"core/tool-pin"}, StartTimeout: slowtest.Scale(10 * time.Second)})
 	require.NoError(t, err)
 	rep := e.Run(context.Background(), engine.Hooks{})
 	require.Empty(t, rep.HarnessError)
@@ -38,7 +39,7 @@ func TestInconclusiveAtTheBarFailsTheProbe(t *testing.T) {
 	require.NoError(t, lock.Write(path))
 
 	cfg := sealmarktest.Config{Command: self, Args: []string{fixture.Verb, "-flaws=pagination-loop"}, SandboxDir: t.TempDir(),
-		StartTimeout: 10 * time.Second, Packs: []string{"core"}, Lock: path}
+		StartTimeout: slowtest.Scale(10 * time.Second), Packs: []string{"core"}, Lock: path}
 	const run = "^TestVictimDoors$/^core$/^tool-pin$"
 
 	_, out, passed := goTestDoor(t, cfg, run)

@@ -13,6 +13,7 @@ import (
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/sealmarktest"
 )
 
@@ -29,7 +30,7 @@ func TestPinThroughGoTest(t *testing.T) {
 	// The lock sealmark pin would write: core's start alone, then the
 	// engine's redacted lock of its tool list.
 	e, err := engine.New(engine.Config{Catalog: catalogue.All, Command: self, Args: []string{fixture.Verb}, SandboxDir: t.TempDir(),
-		Packs: []string{"core"}, OnlyProbes: []string{"core/tool-pin"}, StartTimeout: 10 * time.Second})
+		Packs: []string{"core"}, OnlyProbes: []string{"core/tool-pin"}, StartTimeout: slowtest.Scale(10 * time.Second)})
 	require.NoError(t, err)
 	rep := e.Run(context.Background(), engine.Hooks{})
 	require.Empty(t, rep.HarnessError)
@@ -40,7 +41,7 @@ func TestPinThroughGoTest(t *testing.T) {
 
 	cfg := func(flaws, lock string) sealmarktest.Config {
 		return sealmarktest.Config{Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws}, SandboxDir: t.TempDir(),
-			StartTimeout: 10 * time.Second, Packs: []string{"core"}, Lock: lock}
+			StartTimeout: slowtest.Scale(10 * time.Second), Packs: []string{"core"}, Lock: lock}
 	}
 	const run = "^TestVictimDoors$/^core$/^tool-pin$"
 

@@ -16,6 +16,7 @@ import (
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/sealmarktest"
 )
@@ -39,7 +40,7 @@ func fixtureServer(t *testing.T, flaws string) sealmarktest.Config {
 	require.NoError(t, err)
 	cfg := sealmarktest.Config{
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
-		SandboxDir: os.Getenv("VICTIM_SANDBOX_DIR"), StartTimeout: 3 * time.Second,
+		SandboxDir: os.Getenv("VICTIM_SANDBOX_DIR"), StartTimeout: slowtest.Scale(3 * time.Second),
 	}
 	if off := os.Getenv("VICTIM_LAYERS_OFF"); off != "" {
 		cfg.LayersOff = strings.Split(off, ",")

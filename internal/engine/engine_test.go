@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -40,7 +41,7 @@ func fixtureConfig(t *testing.T, flaws string) engine.Config {
 	require.NoError(t, err)
 	return engine.Config{Catalog: catalogue.All,
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
-		SandboxDir: t.TempDir(), StartTimeout: 5 * time.Second, CallTimeout: 2 * time.Second,
+		SandboxDir: t.TempDir(), StartTimeout: slowtest.Scale(5 * time.Second), CallTimeout: 2 * time.Second,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 	}
 }

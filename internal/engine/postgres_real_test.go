@@ -15,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/realserver"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -56,7 +57,7 @@ func postgresRun(t *testing.T, services ...string) *report.Report {
 	cfg := engine.Config{
 		Command: "node", Args: []string{script, "postgresql://postgres@" + localPostgres + "/postgres"},
 		Services: services, SandboxDir: t.TempDir(), Catalog: []packs.Pack{queryPack},
-		StartTimeout: 30 * time.Second, CallTimeout: 10 * time.Second,
+		StartTimeout: slowtest.Scale(30 * time.Second), CallTimeout: 10 * time.Second,
 	}
 	e, err := engine.New(cfg)
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/slowtest"
 )
 
 // TestShimExecFailureWords: a server program the containment shim cannot
@@ -42,7 +43,7 @@ func TestShimExecFailureWords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e, err := engine.New(engine.Config{Catalog: catalogue.All,
 				Command: tc.path, Packs: []string{"core"}, SandboxDir: t.TempDir(),
-				StartTimeout: 5 * time.Second, CallTimeout: 2 * time.Second,
+				StartTimeout: slowtest.Scale(5 * time.Second), CallTimeout: 2 * time.Second,
 				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 			})
 			require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -41,7 +42,7 @@ func TestExampleBothWays(t *testing.T) {
 			t.Parallel()
 			e, err := engine.New(engine.Config{Catalog: catalogue.All,
 				Command: self, Args: []string{tc.verb}, Packs: []string{"core"}, NoSandbox: true,
-				StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
+				StartTimeout: slowtest.Scale(10 * time.Second), CallTimeout: 2 * time.Second,
 				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 			})
 			if err != nil {

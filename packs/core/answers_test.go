@@ -13,6 +13,7 @@ import (
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -116,7 +117,7 @@ func TestRawAnswersMcpGo(t *testing.T) {
 		e, err := engine.New(engine.Config{Catalog: catalogue.All,
 			Command: self, Args: append([]string{mcpgoVerb}, args...),
 			Packs: []string{"core"}, OnlyProbes: rawProbes, NoSandbox: true,
-			StartTimeout: 10 * time.Second, CallTimeout: 3 * time.Second,
+			StartTimeout: slowtest.Scale(10 * time.Second), CallTimeout: 3 * time.Second,
 			StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 		})
 		require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"os"
 	"slices"
 	"strings"
@@ -63,7 +64,7 @@ func coreReport(dir, flaws string, bare bool) (*report.Report, error) {
 	e, err := engine.New(engine.Config{Catalog: catalogue.All,
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
 		Packs: []string{"core"}, SandboxDir: dir, NoSandbox: bare,
-		StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
+		StartTimeout: slowtest.Scale(10 * time.Second), CallTimeout: 2 * time.Second,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 	})
 	if err != nil {

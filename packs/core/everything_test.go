@@ -14,6 +14,7 @@ import (
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/realserver"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -95,7 +96,7 @@ func TestEverything(t *testing.T) {
 	e, err := engine.New(engine.Config{Catalog: catalogue.All,
 		Command: node, Args: []string{js, "stdio"},
 		Packs: []string{"core"}, SandboxDir: t.TempDir(),
-		StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
+		StartTimeout: slowtest.Scale(20 * time.Second), CallTimeout: 5 * time.Second,
 		StdinGrace: time.Second, TermGrace: time.Second,
 	})
 	require.NoError(t, err)
@@ -192,7 +193,7 @@ func TestEverythingHTTP(t *testing.T) {
 		Start: node + " " + js + " streamableHttp", URL: "http://127.0.0.1:{port}/mcp",
 		Env:   []environ.KV{{Name: "PORT", Value: "{port}"}},
 		Packs: []string{"core"}, SandboxDir: t.TempDir(),
-		StartTimeout: 20 * time.Second, CallTimeout: 5 * time.Second,
+		StartTimeout: slowtest.Scale(20 * time.Second), CallTimeout: 5 * time.Second,
 		StdinGrace: time.Second, TermGrace: time.Second,
 	})
 	require.NoError(t, err)

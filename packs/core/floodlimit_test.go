@@ -11,6 +11,7 @@ import (
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/observers/files"
 	"github.com/sealmark/sealmark/packs"
@@ -32,7 +33,7 @@ func TestWriteOutsidePastTheFilesLimit(t *testing.T) {
 	e, err := engine.New(engine.Config{Catalog: catalogue.All,
 		Command: self, Args: []string{fixture.Verb, "-flaws=many-files,write-outside", "-many-files=" + strconv.Itoa(files.DefaultMaxEntries+10)},
 		Packs: []string{"core"}, OnlyProbes: []string{"core/tool-sweep", "core/writes-outside-root"}, SandboxDir: t.TempDir(),
-		StartTimeout: 5 * time.Minute, CallTimeout: time.Minute,
+		StartTimeout: slowtest.Scale(5 * time.Minute), CallTimeout: time.Minute,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 	})
 	if err != nil {

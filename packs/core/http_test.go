@@ -14,6 +14,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture/httpfixture"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/core"
 )
@@ -35,7 +36,7 @@ func runHTTPFixture(t *testing.T, flaws, path string, catalog []packs.Pack) *rep
 		Start:      self + " " + httpfixture.Verb + " -addr 127.0.0.1:{port} -flaws=" + flaws,
 		URL:        "http://127.0.0.1:{port}" + path,
 		Catalog:    catalog,
-		SandboxDir: t.TempDir(), StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
+		SandboxDir: t.TempDir(), StartTimeout: slowtest.Scale(10 * time.Second), CallTimeout: 2 * time.Second,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 	}
 	if catalog == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -60,7 +61,7 @@ func TestResourceLimits(t *testing.T) {
 			e, err := engine.New(engine.Config{Catalog: catalogue.All,
 				Command: self, Args: []string{fixture.Verb, "-flaws=" + c.flaws},
 				Packs: []string{"core"}, SandboxDir: dir, MaxProcs: 64, MaxMemoryMiB: 256,
-				StartTimeout: 10 * time.Second, CallTimeout: 5 * time.Second,
+				StartTimeout: slowtest.Scale(10 * time.Second), CallTimeout: 5 * time.Second,
 				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 			})
 			if err != nil {

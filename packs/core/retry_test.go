@@ -14,6 +14,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -34,7 +35,7 @@ func TestSlowAnswerIsRetried(t *testing.T) {
 		e, err := engine.New(engine.Config{
 			Command: self, Args: []string{fixture.Verb, "-flaws=full", "-list-delay=" + delay},
 			Catalog: catalogue.All, Packs: []string{"core"}, OnlyProbes: []string{"resources"}, SandboxDir: t.TempDir(),
-			StartTimeout: 20 * time.Second, CallTimeout: 2 * time.Second,
+			StartTimeout: slowtest.Scale(20 * time.Second), CallTimeout: 2 * time.Second,
 			StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 		})
 		require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/realserver"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/internal/starve"
 	"github.com/sealmark/sealmark/packs"
 )
@@ -118,7 +119,7 @@ func sdkV2Run(t *testing.T, mode string, starved bool) {
 	cfg := engine.Config{Catalog: catalogue.All,
 		Command: node, Args: []string{script, mode},
 		Packs: []string{"core"}, SandboxDir: t.TempDir(),
-		StartTimeout: 60 * time.Second, CallTimeout: 20 * time.Second,
+		StartTimeout: slowtest.Scale(60 * time.Second), CallTimeout: 20 * time.Second,
 		StdinGrace: time.Second, TermGrace: time.Second,
 	}
 	if starved {

@@ -18,6 +18,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -176,7 +177,7 @@ func TestEscapeAttempts(t *testing.T) {
 			e, err := engine.New(engine.Config{
 				Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws, "-unix-socket=" + sock},
 				Catalog: catalogue.All, Packs: []string{"core"}, SandboxDir: dir,
-				StartTimeout: 10 * time.Second, CallTimeout: 2 * time.Second,
+				StartTimeout: slowtest.Scale(10 * time.Second), CallTimeout: 2 * time.Second,
 				StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 			})
 			require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 )
 
@@ -96,7 +97,7 @@ func runVolume(flaws string, h engine.Hooks) (*report.Report, error) {
 	e, err := engine.New(engine.Config{Catalog: catalogue.All,
 		Command: self, Args: []string{fixture.Verb, "-flaws=" + flaws},
 		Packs: []string{"core"}, NoSandbox: true,
-		StartTimeout: volumeStart, CallTimeout: 5 * time.Second,
+		StartTimeout: slowtest.Scale(volumeStart), CallTimeout: 5 * time.Second,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package table_test
 import (
 	"context"
 	"github.com/sealmark/sealmark/internal/contain"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"os"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func runPack(t *testing.T, pk packs.Pack, mutate func(*engine.Config), args ...s
 	cfg := engine.Config{
 		Command: self, Args: append([]string{fixture.Verb}, args...),
 		Catalog: []packs.Pack{pk}, SandboxDir: t.TempDir(),
-		StartTimeout: 10 * time.Second, CallTimeout: 5 * time.Second,
+		StartTimeout: slowtest.Scale(10 * time.Second), CallTimeout: 5 * time.Second,
 		StdinGrace: 500 * time.Millisecond, TermGrace: 500 * time.Millisecond,
 	}
 	if mutate != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/sealmark/sealmark/internal/environ"
 	"github.com/sealmark/sealmark/internal/realserver"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/internal/starve"
 	"github.com/sealmark/sealmark/packs/internal/packtest"
 )
@@ -70,7 +71,7 @@ func realRuns(t *testing.T) []loadRun {
 			// Node loading a large server's modules at 5% of a CPU:
 			// desktop-commander did not answer initialize within the
 			// 60 s its own test gives it at rest. Both runs get the same.
-			StartTimeout: 5 * time.Minute, CallTimeout: 10 * time.Second,
+			StartTimeout: slowtest.Scale(5 * time.Minute), CallTimeout: 10 * time.Second,
 		}}, true
 	}
 	var out []loadRun

@@ -32,11 +32,12 @@ import (
 	"github.com/sealmark/sealmark/internal/catalogue"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/packs"
 )
 
-// Timeout bounds one test run of a pack. It is a bound for hangs, never
-// reached by a run that works.
+// Timeout bounds one test run of a pack (times slowtest's factor). It is
+// a bound for hangs, never reached by a run that works.
 const Timeout = 3 * time.Minute
 
 // Parallel is how many runs RunAll has going at once: the runs wait on
@@ -56,7 +57,8 @@ func Self(t testing.TB) string {
 // Config fills in what every pack test run shares: the sandbox under dir,
 // every shipped pack (catalogue.All) when cfg gives no catalog, the pack
 // named by the catalog's only pack, and the waits (a 20 s start,
-// a 5 s call, 1 s for stdin and SIGTERM) where cfg leaves them zero.
+// a 5 s call, 1 s for stdin and SIGTERM) where cfg leaves them zero; the
+// start's bound and the run's grow on a busy machine (slowtest.Scale).
 func Config(dir string, cfg engine.Config) engine.Config {
 	cfg.SandboxDir = dir
 	if cfg.Catalog == nil {
@@ -66,7 +68,7 @@ func Config(dir string, cfg engine.Config) engine.Config {
 		cfg.Packs = []string{cfg.Catalog[0].Name}
 	}
 	if cfg.StartTimeout == 0 {
-		cfg.StartTimeout = 20 * time.Second
+		cfg.StartTimeout = slowtest.Scale(20 * time.Second)
 	}
 	if cfg.CallTimeout == 0 {
 		cfg.CallTimeout = 5 * time.Second
@@ -87,7 +89,7 @@ func Run(dir string, cfg engine.Config) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), slowtest.Scale(Timeout))
 	defer cancel()
 	return e.Run(ctx, engine.Hooks{}), nil
 }
