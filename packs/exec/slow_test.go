@@ -42,7 +42,11 @@ func TestSlowServer(t *testing.T) {
 		{},
 		{Flaws: "background-hang", Want: packtest.Want{
 			"EXEC-TIMEOUT":         {`with timeout_seconds of 1 s did not return within the call timeout`},
-			"EXEC-BACKGROUND-HANG": {`did not return within the call timeout (2.5s): the server waits on a child it left in the background (a trailing &)`},
+			// The bound the message names is 2.5 s, or three times that
+			// when a loaded machine made the probe's first try miss its
+			// pace call and the engine retried it: the fingerprint leaves
+			// the duration out, and so does this text.
+			"EXEC-BACKGROUND-HANG": {`s): the server waits on a child it left in the background (a trailing &)`},
 		}},
 	}
 	packtest.RunAll(t, twins, func(tw packtest.Twin) engine.Config {
