@@ -286,3 +286,37 @@ func TestFakeForkBeforeExec(t *testing.T) {
 		}
 	}
 }
+
+// TestFakeExecInFlight: a process first seen alive with an empty command
+// line is in the middle of an exec, not gone: it is recorded with what it
+// runs once the exec is done, under the probe open when it was first seen;
+// one that then exits is a loss, said as one.
+func TestFakeExecInFlight(t *testing.T) {
+	f := newFakeProc(t)
+	f.add(200, 100, 200, 100, "S", "server", "node server.js")
+	obs := f.observer(Options{Interval: time.Hour})
+	obs.Track(200)
+
+	obs.Begin("tok-1")
+	f.add(210, 200, 200, 100, "R", "server", "\x00") // exec'ing: no argv yet
+	f.add(211, 200, 200, 100, "R", "server", "\x00") // exec'ing, then gone
+	if recs := obs.Collect("tok-1"); len(recs) != 0 {
+		t.Fatalf("records while the execs are in flight: %+v", recs)
+	}
+
+	f.add(210, 200, 200, 100, "R", "sm-echo", "sm-echo tok-1-x")
+	f.remove(211)
+	obs.Begin("tok-2")
+	recs := obs.Collect("tok-1")
+	r, ok := recordOf(recs, observers.KindProcess, "spawned", 210)
+	if !ok {
+		t.Fatalf("no spawned record for the finished exec: %+v", recs)
+	}
+	if r.Token != "tok-1" || r.Data["argv"] != `["sm-echo","tok-1-x"]` {
+		t.Errorf("spawned record token %q argv %s, want tok-1 and the new program's argv", r.Token, r.Data["argv"])
+	}
+	losses := byOp(recs, observers.KindLoss, "spawned")
+	if len(losses) != 1 || losses[0].Data["pid"] != "211" || losses[0].Token != "tok-1" {
+		t.Errorf("loss records = %+v, want one for pid 211 under tok-1", losses)
+	}
+}

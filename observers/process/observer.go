@@ -325,6 +325,9 @@ func (o *Observer) sample(force bool) {
 					// Between fork and exec a child shows its parent's
 					// program: decide at the next sample what it runs.
 					o.forked[id] = forkedChild{token: o.token, at: now, sample: o.samples}
+				case o.execing(s):
+					// Within an exec it shows no command line at all.
+					o.forked[id] = forkedChild{token: o.token, at: now, sample: o.samples, execing: &s}
 				default:
 					o.spawned(s, now)
 				}
@@ -351,6 +354,9 @@ type forkedChild struct {
 	token  string // the probe open when it was first seen
 	at     time.Time
 	sample int // the sample that first saw it
+	// execing is the process as first seen when that was in the middle
+	// of an exec (no command line yet), nil for a fork.
+	execing *stat
 }
 
 // forkOf reports whether s runs its parent's program with its parent's
@@ -363,6 +369,18 @@ func (o *Observer) forkOf(s stat, procs map[int]stat) bool {
 	exe, argv, _, _ := details(o.root, s.pid)
 	pexe, pargv, _, _ := details(o.root, p.pid)
 	return exe == pexe && slices.Equal(argv, pargv)
+}
+
+// execing reports whether s is alive with an empty command line: in the
+// middle of an exec (the kernel has replaced its memory but not yet laid
+// out the new program's arguments), or exiting, which its state will say
+// at the next sample. o.mu is held.
+func (o *Observer) execing(s stat) bool {
+	if !s.alive() {
+		return false
+	}
+	b, _, err := readBounded(filepath.Join(o.root, strconv.Itoa(s.pid), "cmdline"), 1)
+	return err == nil && len(b) == 0
 }
 
 // forkGrace is how long a forked child may run its parent's program before
@@ -383,17 +401,27 @@ func (o *Observer) settleForks(procs map[int]stat, final bool) {
 		s, ok := procs[id.pid]
 		if !ok || s.start != id.start || !s.alive() {
 			delete(o.forked, id)
+			if f.execing != nil {
+				// Seen in an exec and gone since: a loss, said as one.
+				o.spawnedAs(*f.execing, f)
+			}
 			continue
 		}
-		if !final && o.forkOf(s, procs) && time.Since(f.at) < forkGrace {
-			continue // not exec'ed yet
+		if !final && (o.forkOf(s, procs) || o.execing(s)) && time.Since(f.at) < forkGrace {
+			continue // not exec'ed yet, or the exec not done
 		}
 		delete(o.forked, id)
-		open := o.token
-		o.token = f.token
-		o.spawned(s, f.at)
-		o.token = open
+		o.spawnedAs(s, f)
 	}
+}
+
+// spawnedAs records s as spawned when f was first seen, under the probe
+// open then. o.mu is held.
+func (o *Observer) spawnedAs(s stat, f forkedChild) {
+	open := o.token
+	o.token = f.token
+	o.spawned(s, f.at)
+	o.token = open
 }
 
 func (o *Observer) mask(s string) string {
