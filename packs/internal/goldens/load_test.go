@@ -41,6 +41,17 @@ const (
 	loadSlow = "SEALMARK_LOAD_SLOW"
 )
 
+// onlyRuns keeps the runs whose names loadOnly's expression matches (all
+// when it is empty).
+func onlyRuns(runs []loadRun) []loadRun {
+	only := os.Getenv(loadOnly)
+	if only == "" {
+		return runs
+	}
+	re := regexp.MustCompile(only)
+	return slices.DeleteFunc(runs, func(r loadRun) bool { return !re.MatchString(r.name) })
+}
+
 // slowRuns are left out unless loadSlow is 1: two git servers whose
 // starved runs took 8m48s and 10m4s here (every git call a few git
 // processes at 5% of a CPU), which alone would double the test's time.
@@ -135,11 +146,7 @@ func TestLoad(t *testing.T) {
 	if os.Getenv(loadOn) != "1" {
 		t.Skipf("set %s=1 to run it: every real server and fixture twice, once starved (half an hour); docs/load.md lists the verdicts that still move", loadOn)
 	}
-	runs := append(realRuns(t), fixtureRuns(t)...)
-	if only := os.Getenv(loadOnly); only != "" {
-		re := regexp.MustCompile(only)
-		runs = slices.DeleteFunc(runs, func(r loadRun) bool { return !re.MatchString(r.name) })
-	}
+	runs := onlyRuns(append(realRuns(t), fixtureRuns(t)...))
 	starvedCfg := make([]engine.Config, len(runs))
 	for i, r := range runs {
 		starvedCfg[i] = r.cfg
@@ -192,7 +199,7 @@ func runAll(t *testing.T, runs []loadRun, cfg func(int) engine.Config, n int) []
 				out[i].Err = err
 				return
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), loadRunTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), slowtest.Scale(loadRunTimeout))
 			defer cancel()
 			out[i].Report = e.Run(ctx, engine.Hooks{})
 			out[i].took = time.Since(start)

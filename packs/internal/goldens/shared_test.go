@@ -42,7 +42,7 @@ func TestSharedStartsReal(t *testing.T) {
 		t.Skipf("set %s=1 to run it: every pinned real server twice with core, fs, effects and sqlite, "+
 			"over 10 minutes (desktop-commander alone takes 5 a run); TestGoldens compares every fixture run both ways", sharedReal)
 	}
-	runs := realRuns(t)
+	runs := onlyRuns(realRuns(t))
 	seen := map[string]bool{}
 	var keep []loadRun
 	for _, r := range runs {
