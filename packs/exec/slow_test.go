@@ -41,7 +41,7 @@ func TestSlowServer(t *testing.T) {
 	twins := []packtest.Twin{
 		{},
 		{Flaws: "background-hang", Want: packtest.Want{
-			"EXEC-TIMEOUT":         {`with timeout_seconds of 1 s did not return within the call timeout`},
+			"EXEC-TIMEOUT": {`with timeout_seconds of 1 s did not return within the call timeout`},
 			// The bound the message names is 2.5 s, or three times that
 			// when a loaded machine made the probe's first try miss its
 			// pace call and the engine retried it: the fingerprint leaves
