@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sealmark/sealmark/internal/cleanup"
@@ -165,10 +166,34 @@ var keptGoVars = map[string]bool{"GOROOT": true, "GOPATH": true, "GOCACHE": true
 
 // selfCheck runs the helper at p as itself with -self-check and a fresh
 // token, and wants helperSum and sm-echo's output for the token back.
+//
+// A start that fails with ETXTBSY is tried again: a child another
+// goroutine of this process forked while the copy was open for writing
+// holds that descriptor until it execs (golang/go#22315), which in a
+// harness running several sandboxes, or a test binary, happens.
 func selfCheck(p string) error {
-	tok := randomToken()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
 	defer cancel()
+	for wait := 5 * time.Millisecond; ; wait *= 2 {
+		err := checkOnce(ctx, p)
+		if !errors.Is(err, syscall.ETXTBSY) || wait > time.Second {
+			return err
+		}
+
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// checkTimeout bounds a self-check, its tries again included.
+const checkTimeout = 10 * time.Second
+
+// checkOnce is one try of selfCheck.
+func checkOnce(ctx context.Context, p string) error {
+	tok := randomToken()
 	cmd := exec.CommandContext(ctx, p, "-self-check", tok)
 	cmd.Env = []string{}
 	cmd.Dir = filepath.Dir(p)
@@ -178,10 +203,13 @@ func selfCheck(p string) error {
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
-	case err != nil && !errors.As(err, &ee) && ctx.Err() == nil:
+	case ctx.Err() != nil:
+		// Slow, not wrong: a loaded machine is no reason to rebuild.
+		return &checkError{fmt.Errorf("its self-check did not finish in %v: %v", checkTimeout, err), false}
+	case err != nil && !errors.As(err, &ee):
 		// It did not start: a bin where nothing may run (a noexec
-		// mount) is not the binary's fault.
-		suspect := !errors.Is(err, fs.ErrPermission)
+		// mount), or a copy still held open, is not the binary's fault.
+		suspect := !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.ETXTBSY)
 		return &checkError{fmt.Errorf("it cannot run in %s: %w", filepath.Dir(p), err), suspect}
 	case err != nil:
 		return &checkError{fmt.Errorf("its self-check failed: %v: %s", err, stderr.text()), true}
