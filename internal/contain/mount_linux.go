@@ -33,8 +33,9 @@ import (
 //   - the credential stores of the harness user's home, and as root the
 //     host's root-only secrets, are hidden (see homeStores, hideAll);
 //   - the sandbox itself, and what the server needs from under the host's
-//     temp directories (its program, the harness binary the sm-* links
-//     run, its path arguments, declared unix sockets), stay at their
+//     temp directories (its program, the harness binary the shim and
+//     the sm-* links without a helper run, its path arguments, declared
+//     unix sockets), stay at their
 //     paths: each is bound onto a mount point made for it under the
 //     sandbox's tmp (the sandbox writable, the others read-only).
 //

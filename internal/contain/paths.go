@@ -10,7 +10,8 @@ import (
 )
 
 // neededFor lists the host paths a server needs: its program's directory,
-// the harness binary's (the sandbox's sm-* links run it), each as
+// the harness binary's (the shim, and the sandbox's sm-* links when they
+// run it rather than the helper copied into the sandbox), each as
 // ProgramTree gives it, every absolute path among its arguments that
 // exists, and the declared unix sockets, each also by the path its links
 // lead to.

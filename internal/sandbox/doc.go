@@ -34,7 +34,9 @@
 //	    repo/           a git repository whose one committed file is a canary
 //	  home/             the server's HOME ({sandbox_home})
 //	  tmp/              the server's TMPDIR
-//	  bin/              sm-canary, sm-echo, sm-sleep, sm-spew: links to the harness
+//	  bin/              sm-canary, sm-echo, sm-sleep, sm-spew: links to sealmark-sm
+//	    sealmark-sm     the sm-* helper (smbin.InstallHelper); without it
+//	                    the sm-* link to the harness binary and Notes says why
 //
 // Every canary is a random string, so finding one anywhere (a response, a
 // log, a request to the loopback listener) proves the server reached it.

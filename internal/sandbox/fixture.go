@@ -22,7 +22,8 @@ const FixtureGuide = "SEALMARK-FIXTURE.txt"
 // random tokens and secrets, plus dir/SEALMARK-FIXTURE.txt explaining every
 // path. dir is made when missing and must otherwise be an empty directory.
 // kind is "fs" (the layout) or "git" (also root/repo, which needs git). The
-// bin programs link to the running executable. On error WriteFixture removes
+// bin programs link to a copy of the sm-* helper in bin, or else to the
+// running executable. On error WriteFixture removes
 // what it wrote.
 func WriteFixture(dir, kind string) (*Sandbox, error) {
 	if kind != "fs" && kind != "git" {
@@ -152,7 +153,12 @@ func (s *Sandbox) guide(kind, harness string) string {
 	}
 	line("home/", "the server's HOME ({sandbox_home})")
 	line("tmp/", "the server's TEMP, TMP and TMPDIR")
-	line("bin/", "harness programs, first in the server's PATH; each is a link to %s", harness)
+	if s.helper {
+		line("bin/", "harness programs, first in the server's PATH; each sm-* is a link to %s", smbin.HelperName)
+		line("bin/"+smbin.HelperName, "the sm-* programs in one small binary, built from Sealmark's internal/smbin; runs as the link it is started through")
+	} else {
+		line("bin/", "harness programs, first in the server's PATH; each is a link to %s", harness)
+	}
 	line("bin/sm-canary", "proves execution: prints %s followed by its arguments", smbin.CanaryMarker)
 	line("bin/sm-echo", "prints its arguments as a JSON array (shows argument splitting and injection)")
 	line("bin/sm-sleep N", "sleeps N seconds (timeouts, orphans)")

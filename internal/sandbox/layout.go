@@ -62,32 +62,63 @@ func (s *Sandbox) link(target, at string) string {
 	return at
 }
 
-// linkBin makes bin/sm-*: symlinks to harness, else hard links, else copies.
+// linkBin makes bin/sm-*: links to a copy of the sm-* helper in bin
+// (smbin.InstallHelper), so the programs live in the sandbox and start in a
+// few milliseconds. Where the helper cannot be had (no go command to build
+// it, a bin where nothing may run, smbin.HelperEnv=off) they link to the
+// harness binary, as before it existed, and a note says why.
 func (s *Sandbox) linkBin(harness string) error {
+	helper, err := smbin.InstallHelper(s.Bin)
+	if err == nil {
+		if err = s.linkPrograms(filepath.Base(helper), helper); err == nil {
+			s.helper = true
+			return nil
+		}
+		s.unlinkPrograms()
+		_ = os.Remove(helper)
+	}
+	s.note("bin/sm-*: links to the harness binary, so each run starts the whole harness: no sm-* helper: %v", err)
+	return s.linkPrograms(harness, harness)
+}
+
+// linkPrograms makes bin/sm-* symlinks to target (relative to bin, or
+// absolute), else hard links to file, else copies of file. Anything but a
+// symlink is noted.
+func (s *Sandbox) linkPrograms(target, file string) error {
 	for _, n := range smbin.Names {
 		if runtime.GOOS == "windows" {
 			n += ".exe"
 		}
 		at := filepath.Join(s.Bin, n)
-		serr := os.Symlink(harness, at)
+		serr := os.Symlink(target, at)
 		if serr == nil {
 			continue
 		}
-		lerr := os.Link(harness, at)
+		lerr := os.Link(file, at)
 		if lerr == nil {
 			s.note("%s: a hard link, not a symlink: %v", s.rel(at), serr)
 			continue
 		}
 		err := errors.New("not a file")
-		if fi, serr := os.Stat(harness); serr == nil {
-			err = copyRegular(harness, at, fi)
+		if fi, serr := os.Stat(file); serr == nil {
+			err = copyRegular(file, at, fi)
 		}
 		if err != nil {
 			return fmt.Errorf("sandbox: make %s: symlink: %v; hard link: %v; copy: %w", at, serr, lerr, err)
 		}
-		s.note("%s: a copy of %s, not a link: %v", s.rel(at), harness, serr)
+		s.note("%s: a copy of %s, not a link: %v", s.rel(at), file, serr)
 	}
 	return nil
+}
+
+// unlinkPrograms removes whatever bin/sm-* linkPrograms made.
+func (s *Sandbox) unlinkPrograms() {
+	for _, n := range smbin.Names {
+		if runtime.GOOS == "windows" {
+			n += ".exe"
+		}
+		_ = os.Remove(filepath.Join(s.Bin, n))
+	}
 }
 
 // note records something that could not be made.

@@ -18,16 +18,18 @@ import (
 )
 
 // Options configures [New]. The zero value makes a sandbox in the OS temp
-// directory whose bin programs link to the running executable.
+// directory whose bin programs link to the sm-* helper copied into bin, or
+// else to the running executable.
 type Options struct {
 	// Parent is the directory the sandbox is made in (sandbox.dir,
 	// --sandbox-dir). It must exist. "" means os.TempDir(). Links in it are
 	// resolved, so the sandbox's paths are the ones a server sees when it
 	// resolves its own root.
 	Parent string
-	// Harness is the absolute path of the binary that bin/sm-* link to: the
-	// sealmark binary, or a test binary whose TestMain calls smbin.Dispatch.
-	// "" means os.Executable().
+	// Harness is the absolute path of the binary that bin/sm-* link to
+	// when the sm-* helper cannot be had (see smbin.InstallHelper): the
+	// sealmark binary, or a test binary whose TestMain calls
+	// smbin.Dispatch. "" means os.Executable().
 	Harness string
 	// GitRepo also makes root/repo, the git pack's repository (see
 	// [Sandbox.Repo]), and the rest of its layout ([GitLayout]). Without
@@ -61,7 +63,7 @@ type Sandbox struct {
 	Canary   string // Top/canary: secrets the server is never told about
 	Home     string // Top/home: the server's HOME ({sandbox_home})
 	Tmp      string // Top/tmp: the server's TMPDIR
-	Bin      string // Top/bin: sm-canary, sm-echo, sm-sleep, sm-spew, links to the harness
+	Bin      string // Top/bin: sm-canary, sm-echo, sm-sleep, sm-spew, links to bin/sealmark-sm (or the harness)
 
 	OKToken string       // content of root/ok.txt (random); reading it is allowed
 	Files   []CanaryFile // canary/secret.txt, canary/id_rsa, root-evil/evil.txt
@@ -83,6 +85,7 @@ type Sandbox struct {
 	QuotaWhy string
 
 	gitTried bool // the git pack's layout was made or tried (New with GitRepo, or StageGit)
+	helper   bool // bin/sm-* link to bin's copy of the sm-* helper, not to the harness
 
 	ctx   context.Context // ends when a signal's cleanup stops New: git commands in flight are killed
 	undo  func()          // removes the sandbox's signal-path removal from cleanup

@@ -148,37 +148,6 @@ func TestNewLinks(t *testing.T) {
 	}
 }
 
-func TestNewBinLinksToTheHarness(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newSandbox(t, Options{})
-	entries, err := os.ReadDir(s.Bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-		if got, err := os.Readlink(filepath.Join(s.Bin, e.Name())); err != nil || got != exe {
-			t.Errorf("bin/%s -> %q (%v), want a link to %s", e.Name(), got, err, exe)
-		}
-	}
-	if want := []string{"sm-canary", "sm-echo", "sm-sleep", "sm-spew"}; !slices.Equal(names, want) {
-		t.Errorf("bin holds %q, want %q", names, want)
-	}
-
-	other := filepath.Join(t.TempDir(), "harness")
-	if err := os.WriteFile(other, []byte("x"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	s = newSandbox(t, Options{Harness: other})
-	if got, _ := os.Readlink(filepath.Join(s.Bin, "sm-echo")); got != other {
-		t.Errorf("with Options.Harness, bin/sm-echo -> %q, want %s", got, other)
-	}
-}
-
 func TestNewErrors(t *testing.T) {
 	parent := t.TempDir()
 	dir := t.TempDir()
