@@ -23,6 +23,7 @@ import (
 	"github.com/sealmark/sealmark/internal/netguard"
 	"github.com/sealmark/sealmark/internal/redact"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/smbin"
 )
 
 // runOnlyFlags are flags of run that doctor does not take: they start
@@ -122,6 +123,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 		off = res.LayersOff
 	}
 	d.isolation(off, sandboxMiB(res))
+	d.helper()
 	if res != nil {
 		fmt.Fprintln(stdout, "\nsettings (value, and where it came from):")
 		var b strings.Builder
@@ -452,6 +454,18 @@ func (d *doctor) isolation(off []string, maxMiB int) {
 		return
 	}
 	d.ok("isolation", "/proc: present")
+}
+
+// helper says how a run's sandbox will get its sm-* programs, building
+// nothing (smbin.HelperStatus): without the helper they are starts of
+// the sealmark binary, tens of milliseconds more each.
+func (d *doctor) helper() {
+	s, err := smbin.HelperStatus()
+	if err != nil {
+		d.warn("programs", "sm-* programs: %v: they will be links to the sealmark binary, each start tens of milliseconds slower", err)
+		return
+	}
+	d.ok("programs", "sm-* programs: %s", s)
 }
 
 // layersOff narrows what the machine offers to what a run with the layers

@@ -3,6 +3,7 @@ package main
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sealmark/sealmark/internal/smbin"
 )
 
 // doctorRun runs sealmark doctor in a fresh directory, with no config file
@@ -56,6 +59,9 @@ func TestDoctorGoodFixtureServer(t *testing.T) {
 	assert.Regexp(t, checkLine("(ok|warn)", "isolation", "procs=pgid"), out)
 	if runtime.GOOS == "linux" {
 		assert.Regexp(t, checkLine("ok", "isolation", "/proc: present"), out)
+	}
+	if _, err := exec.LookPath("go"); err == nil {
+		assert.Regexp(t, checkLine("ok", "programs", `sm-\* programs: (the helper is built: |not built yet: the first run builds it into )`), out)
 	}
 	assert.Contains(t, out, "settings (value, and where it came from):\n  server.command = "+argv[0]+"   (command after --)")
 	assert.Contains(t, out, "sealmark doctor: 0 failed")
@@ -270,4 +276,13 @@ func TestDoctorWarnsAboutRelativeArguments(t *testing.T) {
 	assert.Regexp(t, checkLine("warn", "paths", regexp.QuoteMeta("server.args[1] (./notes) is relative: the server runs in the sandbox root, where ./notes is not ./notes of this directory; write {cwd}/notes for that one, or {sandbox}/<name> for a copy of your own")), out)
 	assert.NotContains(t, out, "server.args[2]", "an argument placed with {cwd} is fine")
 	assert.NotContains(t, out, "server.args[3]", "a bare word is a word, not a path, though a directory of that name is here")
+}
+
+// TestDoctorWithoutTheHelper: doctor warns when a run's sm-* programs
+// would be starts of the sealmark binary, and says why.
+func TestDoctorWithoutTheHelper(t *testing.T) {
+	t.Setenv(smbin.HelperEnv, "off")
+	code, out, errOut := doctorRun(t, append([]string{"--"}, serverArgs(t, "")...)...)
+	assert.Equal(t, 0, code, "stdout: %s\nstderr: %s", out, errOut)
+	assert.Regexp(t, checkLine("warn", "programs", regexp.QuoteMeta("sm-* programs: "+smbin.HelperEnv+"=off turns it off: they will be links to the sealmark binary")), out)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -185,25 +186,62 @@ func (c *helperCache) binary() (string, error) {
 // find looks for the helper in the cache, and builds it there when it is
 // not.
 func (c *helperCache) find() (string, error) {
-	dir := c.dir
+	dir, name, p, err := c.locate()
+	if err != nil || p != "" {
+		return p, err
+	}
+	return c.build(dir, name)
+}
+
+// locate is the cache directory, the helper's name in it, and its path
+// when the cache holds it ("" when it does not).
+func (c *helperCache) locate() (dir, name, path string, err error) {
+	dir = c.dir
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return "", fmt.Errorf("no cache directory to build it into: %w", err)
+			return "", "", "", fmt.Errorf("no cache directory to build it into: %w", err)
 		}
 		dir = filepath.Join(base, "sealmark")
 	}
-	name := "sm-" + helperSum()[:32] + exeSuffix
+	name = "sm-" + helperSum()[:32] + exeSuffix
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		p := filepath.Join(real, name)
 		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
 			if err := checkPrivate(p); err != nil {
-				return "", fmt.Errorf("not running the cached one: %w", err)
+				return dir, name, "", fmt.Errorf("not running the cached one: %w", err)
 			}
-			return p, nil
+			return dir, name, p, nil
 		}
 	}
-	return c.build(dir, name)
+	return dir, name, "", nil
+}
+
+// HelperStatus says, without building or running anything, how a run's
+// sandbox will get its sm-* programs: from the cached helper, from a
+// helper the first run builds with the go command it names, or (err
+// non-nil, saying why) as links to the harness binary.
+func HelperStatus() (string, error) { return defaultHelper.status() }
+
+// status is HelperStatus.
+func (c *helperCache) status() (string, error) {
+	if err := helperWanted(); err != nil {
+		return "", err
+	}
+	dir, _, p, err := c.locate()
+	switch {
+	case err != nil:
+		return "", err
+	case p != "":
+		return "the helper is built: " + p, nil
+	}
+	goCmd := c.goCmd
+	if goCmd == "" {
+		if goCmd, err = exec.LookPath("go"); err != nil {
+			return "", fmt.Errorf("no go command on PATH to build it with, and none built in %s", dir)
+		}
+	}
+	return fmt.Sprintf("not built yet: the first run builds it into %s with %s (about a second; half a minute or more with an empty Go build cache)", dir, goCmd), nil
 }
 
 // rebuild removes the damaged cached binary p and builds it again, the

@@ -316,3 +316,34 @@ func TestSweepBuilds(t *testing.T) {
 		t.Errorf("after the sweep: %v", names)
 	}
 }
+
+// TestHelperStatus: the status says what a run would do, building
+// nothing: build with go, use the cached one, or (an error) link to the
+// harness, for want of go or by HelperEnv.
+func TestHelperStatus(t *testing.T) {
+	c := testCache(t)
+	s, err := c.status()
+	if err != nil || !strings.Contains(s, "not built yet: the first run builds it into "+c.dir) {
+		t.Errorf("empty cache: %q, %v; want it not built yet", s, err)
+	}
+	if c.buildCount() != 0 {
+		t.Fatalf("status built the helper")
+	}
+	if _, err := c.install(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	s, err = c.status()
+	if err != nil || !strings.Contains(s, "the helper is built: ") || !strings.Contains(s, "sm-"+helperSum()[:32]) {
+		t.Errorf("after a build: %q, %v; want the cached path", s, err)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	empty := &helperCache{dir: filepath.Join(t.TempDir(), "cache"), timeout: buildTimeout}
+	if s, err := empty.status(); err == nil || !strings.Contains(err.Error(), "no go command on PATH") {
+		t.Errorf("without go: %q, %v; want an error saying so", s, err)
+	}
+	t.Setenv(HelperEnv, "off")
+	if s, err := c.status(); err == nil || !strings.Contains(err.Error(), HelperEnv+"=off") {
+		t.Errorf("%s=off: %q, %v; want an error naming it", HelperEnv, s, err)
+	}
+}
