@@ -31,7 +31,7 @@ import (
 //	harness-net-%     the harness's share with the server's own time for
 //	                  each start the probes ran on taken out
 //
-// Its two sub-benchmarks are the run as it ships, where fs and effects
+// Its two sub-benchmarks are the run as it ships, where fs and sqlite
 // run on the start core's drift check left running (shared), and with
 // every pack on a fresh start (fresh, --fresh-starts): the before and
 // after of sharing, in one sitting.

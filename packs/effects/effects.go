@@ -6,12 +6,15 @@ import "github.com/sealmark/sealmark/packs"
 var Pack = func() packs.Pack {
 	pk := packs.Pack{
 		Name: "effects",
-		// Its probes judge what each call does while it runs, against
-		// what the server did from its start up to the first probe on it
-		// (Pass.Observed.Pack): no fresh server is needed, and the
-		// read-only sweep leaves the server as it was.
-		SharesStart: true,
-		Doc:         "a tool call must not reach the harness's loopback listener however it is named (SSRF), send credentials across a redirect, write outside the sandbox, leave shared output, run programs it does not name or open listeners; its network attempts are listed",
+		// No SharesStart: its probes judge what the server does while
+		// each call runs, and a server's background work grows with the
+		// requests before them. desktop-commander 0.2.52, on the start
+		// the fs pack's 300 calls had used, tried the network during 26
+		// of the sweep's calls and kept trying after them (a medium);
+		// on a start of its own, during one call and never after
+		// (TestSharedStartsReal). What the sweep sees must be the
+		// server's answer to the sweep, so the pack starts it afresh.
+		Doc: "a tool call must not reach the harness's loopback listener however it is named (SSRF), send credentials across a redirect, write outside the sandbox, leave shared output, run programs it does not name or open listeners; its network attempts are listed",
 	}
 	for _, f := range forms {
 		pk.Probes = append(pk.Probes, ssrfProbe(f))

@@ -73,7 +73,8 @@ func goldens(t *testing.T) []golden {
 		{"all-git-flawed", []string{gitserver.Verb, "-flaws=prefix-check", "{sandbox}"}, all},
 		{"fs-flawed", []string{fsserver.Verb, "-flaws=follow-links", "{sandbox}"}, packsOf("fs")},
 		// Every pack on a flawed file, effects and SQL server: core's drift
-		// check hands its start on to fs, effects and sqlite in turn.
+		// check hands its start on to fs and sqlite in turn (effects starts
+		// its own).
 		{"all-fs-flawed", []string{fsserver.Verb, "-flaws=follow-links", "{sandbox}"}, all},
 		{"all-effects-flawed", []string{effectsserver.Verb, "-flaws=no-filter", "-allow={upstream}", "-outside=127.0.0.1:9", "-dns=127.0.0.53:53"}, all},
 		{"all-sqlite-flawed", []string{sqlserver.Verb, "-flaws=no-guard", "{sqlite}"}, all},

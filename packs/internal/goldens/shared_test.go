@@ -21,7 +21,7 @@ const sharedReal = "SEALMARK_SHARED_REAL"
 // drift check's start, then each pack that shares: packs.Pack.SharesStart).
 // The other packs always start the server afresh, so their verdicts
 // cannot depend on sharing.
-var sharingPacks = []string{"core", "fs", "effects", "sqlite"}
+var sharingPacks = []string{"core", "fs", "sqlite"}
 
 // shared reports whether a pack of rep ran on another's start.
 func shared(rep *report.Report) bool {
@@ -39,7 +39,7 @@ func TestSharedStartsReal(t *testing.T) {
 		t.Skip("-short: runs every real server twice (minutes)")
 	}
 	if os.Getenv(sharedReal) != "1" {
-		t.Skipf("set %s=1 to run it: every pinned real server twice with core, fs, effects and sqlite, "+
+		t.Skipf("set %s=1 to run it: every pinned real server twice with core, fs and sqlite, "+
 			"over 10 minutes (desktop-commander alone takes 5 a run); TestGoldens compares every fixture run both ways", sharedReal)
 	}
 	runs := onlyRuns(realRuns(t))
