@@ -3,6 +3,7 @@ package exec_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/fixture/execserver"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/smbin"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/exec"
 	"github.com/sealmark/sealmark/packs/internal/packtest"
@@ -179,7 +181,8 @@ func leftovers(t *testing.T, dir string) {
 }
 
 // ours lists the live processes other than this one whose executable is
-// this test binary: fixture servers and sm-* programs.
+// this test binary (fixture servers, and sm-* programs where they link to
+// it) or a sandbox's sm-* helper (smbin.HelperName, its copy in bin).
 func ours(t *testing.T) []int {
 	t.Helper()
 	self, err := os.Executable()
@@ -195,7 +198,8 @@ func ours(t *testing.T) []int {
 			continue
 		}
 		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
-		if err == nil && exe == self {
+		helper := filepath.Base(strings.TrimSuffix(exe, " (deleted)")) == smbin.HelperName
+		if err == nil && (exe == self || helper) {
 			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 			if !strings.Contains(string(stat), ") Z ") {
 				out = append(out, pid)
