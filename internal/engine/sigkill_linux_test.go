@@ -66,7 +66,9 @@ func killHarness(t *testing.T, off string, survives bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	child := exec.CommandContext(ctx, exe, "-test.count=1", "-test.run=^TestHarnessChild$")
-	child.Env = append(os.Environ(), harnessChildEnv+"="+dir, harnessChildEnv+"_OFF="+off)
+	// The child dies by SIGKILL before its own t.TempDir cleanup: its
+	// temporary directories go under one of this test's, which is removed.
+	child.Env = append(os.Environ(), harnessChildEnv+"="+dir, harnessChildEnv+"_OFF="+off, "TMPDIR="+t.TempDir())
 	child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	require.NoError(t, child.Start())
 	waited := make(chan struct{})
