@@ -1,7 +1,6 @@
 package contain
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sealmark/sealmark/internal/capbuf"
 	"github.com/sealmark/sealmark/internal/quota"
 )
 
@@ -228,8 +228,8 @@ func runProbe(exe string, attr *syscall.SysProcAttr) (probeReport, error) {
 	cmd.Dir = "/"
 	cmd.SysProcAttr = attr
 	cmd.WaitDelay = time.Second
-	out := &boundedBuffer{max: 64 << 10}
-	errOut := &boundedBuffer{max: 4 << 10}
+	out := &capbuf.Buffer{Max: 64 << 10}
+	errOut := &capbuf.Buffer{Max: 4 << 10}
 	cmd.Stdout, cmd.Stderr = out, errOut
 	if err := cmd.Run(); err != nil {
 		if msg := strings.TrimSpace(errOut.String()); msg != "" {
@@ -326,17 +326,4 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// boundedBuffer keeps the first max bytes written to it and drops the rest.
-type boundedBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,28 +111,7 @@ func TestDispatchDoesItsJobWhenTheLogCannotBeWritten(t *testing.T) {
 }
 
 func TestDispatchSpewStopsQuietlyWhenTheReaderLeaves(t *testing.T) {
-	bin := linkBin(t)
-	cmd := command(t, filepath.Join(bin, "sm-spew"), "17179869184")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(out, make([]byte, 1000)); err != nil {
-		t.Fatalf("read the first bytes: %v", err)
-	}
-	out.Close()
-	err = cmd.Wait()
-	if code := exitCode(t, err); code != 0 {
-		t.Errorf("sm-spew after its reader left: exit status %d (%v), want 0", code, err)
-	}
-	if stderr.Len() != 0 {
-		t.Errorf("sm-spew after its reader left wrote %q to stderr, want nothing", stderr.String())
-	}
+	smbin.SpewStopsQuietly(t, linkBin(t))
 }
 
 func exitCode(t *testing.T, err error) int {

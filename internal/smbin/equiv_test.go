@@ -161,26 +161,7 @@ func TestHelperSleepsAndStopsAsTheHarness(t *testing.T) {
 				t.Errorf("sm-sleep 0.3: status %d after %v", o.Code, time.Since(start))
 			}
 
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, filepath.Join(bin, "sm-spew"), "17179869184")
-			cmd.Env = []string{"PATH=" + bin}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.ReadFull(out, make([]byte, 1000)); err != nil {
-				t.Fatal(err)
-			}
-			out.Close()
-			if err := cmd.Wait(); err != nil || stderr.Len() != 0 {
-				t.Errorf("sm-spew after its reader left: %v, stderr %q; want status 0 and nothing", err, stderr.String())
-			}
+			SpewStopsQuietly(t, bin)
 
 			_ = os.Remove(filepath.Join(bin, ExecLog))
 			if err := os.Mkdir(filepath.Join(bin, ExecLog), 0o700); err != nil {
@@ -192,5 +173,34 @@ func TestHelperSleepsAndStopsAsTheHarness(t *testing.T) {
 				t.Errorf("sm-echo with an unwritable log = %q, %v", got, err)
 			}
 		})
+	}
+}
+
+// SpewStopsQuietly starts bin's sm-spew with more output than it could
+// ever write, reads a little, leaves, and wants status 0 and nothing on
+// stderr: the broken pipe ends it quietly. (Exported for the package's
+// external tests, which run the same check on the harness's links.)
+func SpewStopsQuietly(t *testing.T, bin string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "sm-spew"), "17179869184")
+	cmd.Env = []string{"PATH=" + bin}
+	cmd.WaitDelay = 2 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(out, make([]byte, 1000)); err != nil {
+		t.Fatalf("read the first bytes: %v", err)
+	}
+	out.Close()
+	if err := cmd.Wait(); err != nil || stderr.Len() != 0 {
+		t.Errorf("sm-spew after its reader left: %v, stderr %q; want status 0 and nothing", err, stderr.String())
 	}
 }

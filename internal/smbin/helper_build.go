@@ -1,7 +1,6 @@
 package smbin
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sealmark/sealmark/internal/capbuf"
 	"github.com/sealmark/sealmark/internal/cleanup"
 )
 
@@ -68,16 +68,16 @@ func (c *helperCache) build(dir, name string) (string, error) {
 	cmd := exec.CommandContext(ctx, goCmd, append(helperBuildArgs(), "-o", out, ".")...)
 	cmd.Dir = work
 	cmd.Env = buildEnv(os.Environ())
-	var log limitedBuffer
+	log := capbuf.Buffer{Max: maxOutput}
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.WaitDelay = 5 * time.Second
 	killGroup(cmd)
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
-			return "", fmt.Errorf("go build did not finish in %v: %s", c.timeout, log.text())
+			return "", fmt.Errorf("go build did not finish in %v: %s", c.timeout, log.Text())
 		}
-		return "", fmt.Errorf("go build (%s, %.1fs): %v: %s", goCmd, time.Since(start).Seconds(), err, log.text())
+		return "", fmt.Errorf("go build (%s, %.1fs): %v: %s", goCmd, time.Since(start).Seconds(), err, log.Text())
 	}
 	// go build's mode follows the umask; the cache's binary is this
 	// user's alone to change (checkPrivate).
@@ -197,7 +197,7 @@ func checkOnce(ctx context.Context, p string) error {
 	cmd := exec.CommandContext(ctx, p, "-self-check", tok)
 	cmd.Env = []string{}
 	cmd.Dir = filepath.Dir(p)
-	var stdout, stderr limitedBuffer
+	stdout, stderr := capbuf.Buffer{Max: maxOutput}, capbuf.Buffer{Max: maxOutput}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
@@ -212,10 +212,10 @@ func checkOnce(ctx context.Context, p string) error {
 		suspect := !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.ETXTBSY)
 		return &checkError{fmt.Errorf("it cannot run in %s: %w", filepath.Dir(p), err), suspect}
 	case err != nil:
-		return &checkError{fmt.Errorf("its self-check failed: %v: %s", err, stderr.text()), true}
+		return &checkError{fmt.Errorf("its self-check failed: %v: %s", err, stderr.Text()), true}
 	}
-	if want := helperSum() + ` ["` + tok + `"]` + "\n"; stdout.buf.String() != want {
-		return &checkError{fmt.Errorf("its self-check printed %q, want %q", stdout.text(), want), true}
+	if want := helperSum() + ` ["` + tok + `"]` + "\n"; stdout.String() != want {
+		return &checkError{fmt.Errorf("its self-check printed %q, want %q", stdout.Text(), want), true}
 	}
 	return nil
 }
@@ -230,29 +230,5 @@ type checkError struct {
 func (e *checkError) Error() string { return e.err.Error() }
 func (e *checkError) Unwrap() error { return e.err }
 
-// limitedBuffer keeps the first maxOutput bytes written to it and counts
-// the rest. (It embeds no bytes.Buffer: io.Copy would use the buffer's
-// ReadFrom and pass the bound by.)
-type limitedBuffer struct {
-	buf     bytes.Buffer
-	dropped int
-}
-
-// maxOutput bounds what limitedBuffer keeps.
+// maxOutput bounds what is kept of a build's or a self-check's output.
 const maxOutput = 4 << 10
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	keep := min(len(p), maxOutput-b.buf.Len())
-	b.buf.Write(p[:keep])
-	b.dropped += len(p) - keep
-	return len(p), nil
-}
-
-// text is what was kept, trimmed, with a count of what was not.
-func (b *limitedBuffer) text() string {
-	s := strings.TrimSpace(b.buf.String())
-	if b.dropped > 0 {
-		s += fmt.Sprintf(" ... (%d more bytes)", b.dropped)
-	}
-	return s
-}
