@@ -26,7 +26,7 @@ var layers = []struct {
 	rank     int
 	prefixes []string
 }{
-	{0, []string{"observers", "internal/version", "internal/mcpwire", "internal/example", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout", "internal/hostpath", "internal/quota", "internal/startvalue"}},
+	{0, []string{"observers", "internal/version", "internal/mcpwire", "internal/example", "internal/redact", "internal/netguard", "internal/environ", "internal/cleanup", "internal/smbin", "internal/serverlog", "internal/layout", "internal/hostpath", "internal/quota", "internal/startvalue", "internal/capbuf"}},
 	{1, []string{"internal/launch", "internal/contain", "internal/seccomp", "internal/pin"}},
 	{2, []string{"observers/"}},
 	{3, []string{"packs", "internal/sandbox", "internal/session"}},
@@ -37,7 +37,7 @@ var layers = []struct {
 
 // testOnly are fixture servers and helpers of Sealmark's own tests: no
 // release package (outside testOnly) may import them.
-var testOnly = []string{"internal/fixture", "internal/starve", "packs/internal/packtest", "internal/realserver", "internal/sarifcheck", "internal/asnobody", "internal/reportcmp", "internal/arch"}
+var testOnly = []string{"internal/fixture", "internal/starve", "packs/internal/packtest", "internal/realserver", "internal/sarifcheck", "internal/asnobody", "internal/reportcmp", "internal/arch", "internal/slowtest"}
 
 // sameRank are the imports allowed between packages of one rank, each
 // from-prefix → to-prefix with why; any other same-rank import fails
@@ -49,6 +49,8 @@ var sameRank = []struct{ from, to, why string }{
 	{"internal/contain", "internal/launch", "containment wraps a launch"},
 	{"internal/contain", "internal/seccomp", "containment installs the seccomp filter"},
 	{"internal/smbin", "internal/quota", "the sm binary also starts as a quota's guard"},
+	{"internal/smbin", "internal/cleanup", "a signal's cleanup stops the helper's build"},
+	{"internal/smbin", "internal/capbuf", "the helper's build output is bounded"},
 	{"observers/", "observers/internal/", "the observers share their ledger"},
 	{"internal/sandbox", "packs", "the sandbox fills the probe vocabulary's views"},
 	{"internal/session", "packs", "the session speaks the probe vocabulary's types"},
@@ -221,11 +223,34 @@ func TestImportsPointDown(t *testing.T) {
 	}
 }
 
+// statSources stats every Go file of the module. go list reads them in a
+// process of its own, which go test's result cache does not follow: a
+// cached pass would outlive a new import that breaks the layers (CI
+// passed one so). The files this test stats are in the cache's key.
+func statSources(t *testing.T) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && p != root:
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(p, ".go"):
+			_, err = os.Stat(p)
+		}
+		return err
+	})
+	require.NoError(t, err)
+}
+
 // importGraph is every package's own imports of the module (go list,
 // tests excluded), both relative to the module; args go to go list before
 // the packages (-overlay).
 func importGraph(t *testing.T, args ...string) map[string][]string {
 	t.Helper()
+	statSources(t)
 	args = append(append([]string{"list", "-f", `{{.ImportPath}} {{join .Imports " "}}`}, args...), module+"...")
 	out, err := exec.Command("go", args...).Output()
 	require.NoError(t, err)
