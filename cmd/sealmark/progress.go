@@ -32,7 +32,7 @@ func newProgress(w io.Writer, terminal, quiet bool, planned func(pack string) in
 	if planned == nil {
 		planned = func(string) int { return 0 }
 	}
-	return &progressState{w: w, terminal: terminal, quiet: quiet, planned: planned, start: time.Now()}
+	return &progressState{w: w, terminal: terminal, quiet: quiet, planned: planned, start: time.Now(), done: map[string]int{}}
 }
 
 // hooks are the engine's hooks that report to p; none when quiet.
@@ -51,8 +51,9 @@ func (p *progressState) close() {
 	p.end()
 }
 
-// progressState is the state the hooks share. The engine calls them from one
-// goroutine; the mutex keeps a misuse from garbling the line.
+// progressState is the state the hooks share. Packs that run at once
+// (--jobs) report from several goroutines: the mutex keeps the lines
+// whole, and each pack keeps its own count.
 type progressState struct {
 	mu       sync.Mutex
 	w        io.Writer
@@ -60,17 +61,18 @@ type progressState struct {
 	quiet    bool
 	planned  func(pack string) int
 	start    time.Time
-	name     string // the current pack
-	done     int    // probes of the pack's current start that reported
-	total    int    // results a start of the pack reports; 0 when unknown
-	open     bool   // a live line is on the screen without its newline
+	name     string         // the pack last shown
+	done     map[string]int // per pack, probes of its current start that reported
+	total    int            // results a start of the shown pack reports; 0 when unknown
+	open     bool           // a live line is on the screen without its newline
 }
 
 func (p *progressState) pack(name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.end()
-	p.name, p.done, p.total = name, 0, p.planned(name)
+	p.name, p.total = name, p.planned(name)
+	p.done[name] = 0
 	count := ""
 	if p.total > 0 {
 		count = fmt.Sprintf(" (%d probes)", p.total)
@@ -87,13 +89,14 @@ func (p *progressState) probe(pack string, res report.Probe) {
 	defer p.mu.Unlock()
 	if pack != p.name {
 		p.end()
-		p.name, p.done, p.total = pack, 0, p.planned(pack)
+		p.name, p.total = pack, p.planned(pack)
 	}
-	if p.total > 0 && p.done >= p.total {
-		p.done = 0 // the next start of a pack started once per role
+	if p.total > 0 && p.done[pack] >= p.total {
+		p.done[pack] = 0 // the next start of a pack started once per role
 	}
-	p.done++
-	count := fmt.Sprint(p.done)
+	p.done[pack]++
+	done := p.done[pack]
+	count := fmt.Sprint(done)
 	if p.total > 0 {
 		count += fmt.Sprintf("/%d", p.total)
 	}
@@ -103,7 +106,7 @@ func (p *progressState) probe(pack string, res report.Probe) {
 		return
 	}
 	p.draw(text)
-	if p.total > 0 && p.done >= p.total {
+	if p.total > 0 && done >= p.total {
 		p.end()
 	}
 }

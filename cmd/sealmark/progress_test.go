@@ -142,3 +142,27 @@ func TestProgressLiveLineOnATerminal(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(b.String(), "\n"))
 	assert.Contains(t, b.String(), "\n\r\x1b[Ksealmark: b starting")
 }
+
+// TestProgressPacksAtOnce interleaves two packs' probes, as packs that run
+// at once (--jobs) report them: each keeps its own count.
+func TestProgressPacksAtOnce(t *testing.T) {
+	var b bytes.Buffer
+	h := progressHooks(&b, false, false)
+	h.Pack("fs")
+	h.Pack("effects")
+	h.Probe("fs", report.Probe{Name: "a", Verdict: packs.Passed})
+	h.Probe("effects", report.Probe{Name: "b", Verdict: packs.Passed})
+	h.Probe("fs", report.Probe{Name: "c", Verdict: packs.Passed})
+	h.Probe("effects", report.Probe{Name: "d", Verdict: packs.Passed})
+	fs, effects := allPlanned("fs"), allPlanned("effects")
+	require.NotZero(t, fs)
+	require.NotZero(t, effects)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	require.Len(t, lines, 6, b.String())
+	for i, want := range []string{
+		fmt.Sprintf(`^sealmark: fs 1/%d a pass`, fs), fmt.Sprintf(`^sealmark: effects 1/%d b pass`, effects),
+		fmt.Sprintf(`^sealmark: fs 2/%d c pass`, fs), fmt.Sprintf(`^sealmark: effects 2/%d d pass`, effects),
+	} {
+		assert.Regexp(t, want, lines[i+2])
+	}
+}

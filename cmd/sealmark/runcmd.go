@@ -62,6 +62,7 @@ func newRunFlags(stderr io.Writer) (*flag.FlagSet, *runFlags) {
 	fs.String("junit", "", "write JUnit XML to `PATH` (one testcase per probe; - for standard output)")
 	fs.Bool("keep-sandbox", false, "keep the sandbox after the run and print its path")
 	fs.Bool("fresh-starts", false, "start the server afresh for every pack, even one that could run on the start an earlier pack left running (same verdicts, slower)")
+	fs.Int("jobs", 0, "run at most `N` packs at once, each past the first start on a server and sandbox of its own (0: one per CPU; 1: one after another)")
 	fs.Bool("no-sandbox", false, "run the server without a sandbox, with your environment (the run is CUSTOM)")
 	fs.Var(&repeated{}, "env", "give the server `NAME=VALUE` (repeatable; placeholders expand)")
 	fs.Var(&repeated{}, "keep-env", "copy the variable `NAME` from your environment to the server (repeatable)")

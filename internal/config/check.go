@@ -59,6 +59,12 @@ func (r *Resolved) Check() error {
 		add("%s apply only to an HTTP server: set server.url", r.named("server.headers"))
 	}
 	switch {
+	case r.Jobs < 0:
+		add("%s: want 0 (one per CPU) or more packs at once, got %d", r.at("--jobs"), r.Jobs)
+	case r.Jobs > MaxJobs:
+		add("%s: %d packs at once is more than the catalogue has; at most %d", r.at("--jobs"), r.Jobs, MaxJobs)
+	}
+	switch {
 	case r.MaxMiB <= 0:
 		add("%s: want a positive number of MiB, got %d", r.at("sandbox.max_mib"), r.MaxMiB)
 	case r.MaxMiB > MaxMiB:
@@ -213,6 +219,9 @@ const MaxTimeout = 24 * time.Hour
 // larger limit is a typo, and a root harness would try to make a
 // filesystem of that size.
 const MaxMiB = 65536
+
+// MaxJobs is the largest --jobs Check accepts: no run has more packs.
+const MaxJobs = 64
 
 // pseudoFS are the kernel's own filesystems: no sandbox can live there.
 var pseudoFS = []string{"/proc", "/sys", "/dev"}

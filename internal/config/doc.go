@@ -61,6 +61,7 @@
 //	(no file key)        no-sandbox: --no-sandbox            -
 //	(no file key)        keep-sandbox: --keep-sandbox        -
 //	(no file key)        fresh-starts: --fresh-starts        -
+//	(no file key)        jobs: --jobs                        -
 //	(no file key)        uncontained: --uncontained          -
 //	packs                packs: --packs, comma list          SEALMARK_PACKS (comma list)
 //	hints                -                                   -

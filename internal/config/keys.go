@@ -56,6 +56,7 @@ var settings = []setting{
 	{key: "--uncontained", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.Uncontained }},
 	{key: "--keep-sandbox", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.KeepSandbox }},
 	{key: "--fresh-starts", kind: kindBool, flagOnly: true, field: func(s *Settings) any { return &s.FreshStarts }},
+	{key: "--jobs", kind: kindInt, flagOnly: true, field: func(s *Settings) any { return &s.Jobs }},
 	{key: "packs", kind: kindNames, field: func(s *Settings) any { return &s.Packs }},
 	{key: "--probes", kind: kindGlobs, flagOnly: true, field: func(s *Settings) any { return &s.OnlyProbes }},
 	{key: "--skip-probes", kind: kindGlobs, flagOnly: true, field: func(s *Settings) any { return &s.SkipProbes }},

@@ -46,6 +46,7 @@ var keyDocs = map[string]string{
 	"--no-sandbox":       "run the server without a sandbox, with your environment (the run is CUSTOM)",
 	"--keep-sandbox":     "keep the sandbox after the run and print its path",
 	"--fresh-starts":     "start the server afresh for every pack, even one that could run on the start an earlier pack left running (same verdicts, slower)",
+	"--jobs":             "how many packs run at once, each past the first start on a server and sandbox of its own; 0 (the default) means one per CPU, 1 one after another",
 	"--uncontained":      "start the server although this system has no containment layers (not Linux, or Linux without them); the run is CUSTOM",
 	"packs":              "the packs to run; empty means every pack",
 	"--probes":           "run only the probes these globs match (pack/name, name or ID: core/secret-*, FS-READ-*)",

@@ -72,6 +72,7 @@ var flagKeys = map[string]string{
 	"no-sandbox":         "--no-sandbox",
 	"keep-sandbox":       "--keep-sandbox",
 	"fresh-starts":       "--fresh-starts",
+	"jobs":               "--jobs",
 	"uncontained":        "--uncontained",
 	"packs":              "packs",
 	"probes":             "--probes",

@@ -41,6 +41,7 @@ type Settings struct {
 	Services    []string // sandbox.services: host endpoints the server may reach (tcp:127.0.0.1:5432, unix:/path)
 	KeepSandbox bool     // --keep-sandbox (flag only)
 	FreshStarts bool     // --fresh-starts (flag only): no pack runs on another's start
+	Jobs        int      // --jobs (flag only): packs run at once; 0 means one per CPU
 
 	Packs []string                  // packs: the packs to run; empty means every pack
 	Hints map[string]map[string]any // hints: per pack, free-form keys the pack validates

@@ -31,18 +31,23 @@ import (
 //	harness-net-%     the harness's share with the server's own time for
 //	                  each start the probes ran on taken out
 //
-// Its two sub-benchmarks are the run as it ships, where fs and sqlite
-// run on the start core's drift check left running (shared), and with
-// every pack on a fresh start (fresh, --fresh-starts): the before and
-// after of sharing, in one sitting.
+// Its sub-benchmarks are the run with its packs one after another, where
+// fs and sqlite run on the start core's drift check left running
+// (shared, --jobs 1), the same with every pack on a fresh start (fresh,
+// --fresh-starts --jobs 1), and the run as the CLI ships it on two
+// CPUs, sharing and with up to two packs at once (jobs2, --jobs 2):
+// the before and after of sharing and of packs at once, in one sitting.
+// With packs at once the server's time of two starts adds up while the
+// wall does not, so the harness's share is no longer wall less server.
 //
 //	go test -run '^$' -bench ReferenceDefaultRun -benchtime 3x ./internal/engine/
 func BenchmarkReferenceDefaultRun(b *testing.B) {
-	b.Run("shared", func(b *testing.B) { referenceDefaultRun(b, false) })
-	b.Run("fresh", func(b *testing.B) { referenceDefaultRun(b, true) })
+	b.Run("shared", func(b *testing.B) { referenceDefaultRun(b, false, 1) })
+	b.Run("fresh", func(b *testing.B) { referenceDefaultRun(b, true, 1) })
+	b.Run("jobs2", func(b *testing.B) { referenceDefaultRun(b, false, 2) })
 }
 
-func referenceDefaultRun(b *testing.B, fresh bool) {
+func referenceDefaultRun(b *testing.B, fresh bool, jobs int) {
 	script := realserver.FilesystemLatest.CwdArg(b)
 	path := realserver.FilesystemLatest.Script(b)
 	dir := b.TempDir()
@@ -50,7 +55,7 @@ func referenceDefaultRun(b *testing.B, fresh bool) {
 	var own time.Duration
 	for range b.N {
 		own += ownStart(b, "node", path)
-		sum.add(runSplitStarts(b, fresh, catalogue.All, dir, "node", script, "{sandbox}"))
+		sum.add(runSplitStarts(b, fresh, jobs, catalogue.All, dir, "node", script, "{sandbox}"))
 	}
 	sum.report(b)
 	n := float64(b.N)

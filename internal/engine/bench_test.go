@@ -179,12 +179,12 @@ func (s split) ms(d time.Duration) float64 {
 // timed.
 func runSplit(b *testing.B, catalog []packs.Pack, dir, command string, args ...string) split {
 	b.Helper()
-	return runSplitStarts(b, false, catalog, dir, command, args...)
+	return runSplitStarts(b, false, 1, catalog, dir, command, args...)
 }
 
 // runSplitStarts is runSplit with every pack on a fresh start when fresh
 // is set (Config.FreshStarts).
-func runSplitStarts(b *testing.B, fresh bool, catalog []packs.Pack, dir, command string, args ...string) split {
+func runSplitStarts(b *testing.B, fresh bool, jobs int, catalog []packs.Pack, dir, command string, args ...string) split {
 	b.Helper()
 	tm := &timedServer{}
 	timed := make([]packs.Pack, len(catalog))
@@ -201,13 +201,13 @@ func runSplitStarts(b *testing.B, fresh bool, catalog []packs.Pack, dir, command
 		pk.Probes = probes
 		timed[j] = pk
 	}
-	e, err := engine.New(engine.Config{Command: command, Args: args, SandboxDir: dir, Catalog: timed, FreshStarts: fresh})
+	e, err := engine.New(engine.Config{Command: command, Args: args, SandboxDir: dir, Catalog: timed, FreshStarts: fresh, Jobs: jobs})
 	if err != nil {
 		b.Fatal(err)
 	}
 	start := time.Now()
 	rep := e.Run(context.Background(), engine.Hooks{})
-	s := split{wall: time.Since(start), server: tm.total, requests: tm.n, starts: tm.sessions, runs: 1}
+	s := split{wall: time.Since(start), server: tm.total, requests: tm.n, starts: tm.sessions(), runs: 1}
 	if rep.HarnessError != "" {
 		b.Fatal(rep.HarnessError)
 	}
@@ -227,35 +227,44 @@ func runSplitStarts(b *testing.B, fresh bool, catalog []packs.Pack, dir, command
 }
 
 // timedServer is the pack's server with every request's server time
-// added up, measured from the frames' times.
+// added up, measured from the frames' times. Each session (a start the
+// probes ran on) keeps its own place in its frames: packs that run at
+// once (Config.Jobs) use several sessions at a time.
 type timedServer struct {
-	mu       sync.Mutex
-	inner    packs.Server
-	mark     int // the first frame not yet looked at
-	total    time.Duration
-	n        int
-	sessions int // the distinct sessions seen: the starts probes ran on
+	mu    sync.Mutex
+	marks map[packs.Server]int // per session, the first frame not yet looked at
+	total time.Duration
+	n     int
 }
 
-// wrap makes the probe's server the timed one (the same session for every
-// probe of the run).
+// sessions is how many distinct sessions the probes were handed: the
+// starts they ran on.
+func (t *timedServer) sessions() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.marks)
+}
+
+// wrap makes the probe's server a timed one.
 func (t *timedServer) wrap(s packs.Server) packs.Server {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.inner != s {
-		t.inner, t.mark = s, 0
-		t.sessions++
+	if t.marks == nil {
+		t.marks = map[packs.Server]int{}
 	}
-	return timedView{t}
+	if _, ok := t.marks[s]; !ok {
+		t.marks[s] = 0
+	}
+	return timedView{t, s}
 }
 
-type timedView struct{ *timedServer }
+type timedView struct {
+	*timedServer
+	inner packs.Server
+}
 
 func (v timedView) Request(ctx context.Context, method string, params any) (*packs.Response, error) {
-	t := v.timedServer
-	t.mu.Lock()
-	inner := t.inner
-	t.mu.Unlock()
+	t, inner := v.timedServer, v.inner
 	sent := time.Now()
 	resp, err := inner.Request(ctx, method, params)
 	if err != nil {
@@ -263,7 +272,7 @@ func (v timedView) Request(ctx context.Context, method string, params any) (*pac
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, f := range inner.Frames(t.mark) {
+	for _, f := range inner.Frames(t.marks[inner]) {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -275,7 +284,7 @@ func (v timedView) Request(ctx context.Context, method string, params any) (*pac
 			t.total += d
 		}
 		t.n++
-		t.mark = f.Seq + 1
+		t.marks[inner] = f.Seq + 1
 		break
 	}
 	return resp, err

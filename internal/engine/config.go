@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -189,6 +190,14 @@ type Config struct {
 	// CUSTOM (a scan that kept the host paths a client config gave).
 	Custom []string
 
+	// Jobs is how many packs may run at once (--jobs): past the first
+	// start, a pack that would start the server afresh runs on a server
+	// and sandbox of its own beside the others (parallel.go). 0 or 1 runs
+	// them one after another; FromSettings makes --jobs 0 one per CPU.
+	// Only Run (the CLI) runs packs at once.
+	Jobs int
+
+	noSweep  bool             // a part of a run: the run swept stale runs already
 	prepared []packs.Prepared // each catalogue pack as its set-up left it (prepare), by Validate
 	// credentialHomes are the homes whose credential stores a contained
 	// server's namespace hides (contain.Options.Homes); nil is the harness
@@ -326,10 +335,13 @@ func FromSettings(s config.Settings) (Config, error) {
 	}
 	cfg := Config{
 		Command: s.Command, Args: s.Args, KeepEnv: s.KeepEnv, InheritEnv: !s.ScrubEnv,
-		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, FreshStarts: s.FreshStarts, MaxMiB: s.MaxMiB,
+		NoSandbox: s.NoSandbox, SandboxDir: s.SandboxDir, KeepSandbox: s.KeepSandbox, FreshStarts: s.FreshStarts, Jobs: s.Jobs, MaxMiB: s.MaxMiB,
 		LayersOff: s.LayersOff, Uncontained: s.Uncontained, Services: s.Services, Packs: s.Packs, OnlyProbes: s.OnlyProbes, SkipProbes: s.SkipProbes, FailOn: &sev, AllowInconclusive: s.AllowInconclusive, StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout,
 		ProbeTimeout: s.ProbeTimeout, RunTimeout: s.RunTimeout,
 		URL: s.URL, Start: s.Start, Hints: s.Hints, DBAdminDSN: s.DBAdminDSN,
+	}
+	if cfg.Jobs == 0 {
+		cfg.Jobs = runtime.NumCPU() // --jobs 0: one per CPU
 	}
 	for _, kv := range s.Env {
 		cfg.Env = append(cfg.Env, environ.KV{Name: kv.Name, Value: kv.Value})

@@ -53,6 +53,8 @@ import (
 
 // Engine is one run.
 type Engine struct {
+	given    Config            // the configuration as New got it, for the run's parts (parallel.go)
+	partOf   int               // for a part: how many warnings New gave it, which the run has
 	staged   map[string]string // the placeholder values server.files were last written with
 	cfg      Config
 	redactor *redact.Redactor
@@ -101,6 +103,7 @@ type Engine struct {
 
 // New checks the configuration. Its error is a usage error (exit 2).
 func New(cfg Config) (*Engine, error) {
+	given := cfg
 	cfg.defaults()
 	if len(cfg.Catalog) == 0 {
 		return nil, errors.New("no packs to choose from: Config.Catalog is empty (catalogue.All is every pack Sealmark ships)")
@@ -119,7 +122,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Caller == nil {
 		cfg.Caller = os.Environ()
 	}
-	e := &Engine{cfg: cfg, redactor: redact.New()}
+	e := &Engine{cfg: cfg, given: given, redactor: redact.New()}
 	e.rep = report.Report{
 		Schema:            report.SchemaVersion,
 		Tool:              report.Tool{Name: "sealmark", Version: cfg.Version},
@@ -248,11 +251,13 @@ func (e *Engine) open() error {
 	if parent == "" {
 		parent = os.TempDir()
 	}
-	for _, line := range contain.SweepStale(parent) {
-		fmt.Fprintf(e.cfg.SweepLog, "sealmark: stale run: %s\n", line)
-	}
-	for _, dir := range files.SweepStale() {
-		fmt.Fprintf(e.cfg.SweepLog, "sealmark: stale run: removed the files observer's directory %s\n", dir)
+	if !e.cfg.noSweep {
+		for _, line := range contain.SweepStale(parent) {
+			fmt.Fprintf(e.cfg.SweepLog, "sealmark: stale run: %s\n", line)
+		}
+		for _, dir := range files.SweepStale() {
+			fmt.Fprintf(e.cfg.SweepLog, "sealmark: stale run: removed the files observer's directory %s\n", dir)
+		}
 	}
 	e.marker = process.Marker()
 	if e.cfg.NoSandbox {
@@ -405,7 +410,7 @@ func (e *Engine) Close() *report.Report {
 		e.undo()
 	}
 	if e.starts == 0 && e.rep.HarnessError == "" {
-		e.rep.HarnessError = "the server was never started: no pack ran"
+		e.rep.HarnessError = neverStarted
 	}
 	e.rep.Finished = time.Now().UTC()
 	report.Finalize(&e.rep, e.redactor)
@@ -414,6 +419,9 @@ func (e *Engine) Close() *report.Report {
 	}
 	return &e.rep
 }
+
+// neverStarted is the harness error of a run that started no server.
+const neverStarted = "the server was never started: no pack ran"
 
 // removeSandbox deletes the sandbox (unless kept) and the throwaway working
 // directory. Its error names the path left behind, as "path: why".

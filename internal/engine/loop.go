@@ -65,10 +65,16 @@ func (e *Engine) RunT(ctx context.Context, t T, h Hooks) *report.Report {
 		return e.finish(t)
 	}
 	defer context.AfterFunc(ctx, e.abandon)() // abandon.go
-	for _, pk := range e.Packs() {
+	par := e.newParts(ctx, t, h)              // parallel.go
+	h = par.hooks(h)
+	all := e.Packs()
+	for i, pk := range all {
 		if ctx.Err() != nil {
 			e.interrupted(ctx, t)
 			break
+		}
+		if par.handOff(all[i:]) == pk.Name {
+			continue
 		}
 		t.Run(pk.Name, func(t T) {
 			if h.Pack != nil {
@@ -77,6 +83,8 @@ func (e *Engine) RunT(ctx context.Context, t T, h Hooks) *report.Report {
 			e.runPack(ctx, t, pk, h)
 		})
 	}
+	e.dropHeld()
+	par.wait()
 	return e.finish(t)
 }
 

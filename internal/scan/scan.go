@@ -192,6 +192,7 @@ func runOne(ctx context.Context, e Entry, o *Options, log, sweep io.Writer) Resu
 	cfg.HintsAt, cfg.Catalog = resolved.At, catalogue.All
 	cfg.Secrets, cfg.Custom = p.secrets, p.custom
 	cfg.Staged = p.staged
+	cfg.Jobs = 1 // scan runs servers at once (Options.Jobs), each one's packs in order
 	if err := o.useLock(&cfg, e.Name); err != nil {
 		return fail(err)
 	}

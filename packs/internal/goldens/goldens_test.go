@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -114,7 +115,9 @@ func goldens(t *testing.T) []golden {
 // testdata/<name>.json (-update writes it). A golden whose run shared a
 // start between packs (packs.Pack.SharesStart) runs again with fresh
 // starts (Config.FreshStarts), which must give the same file: -update
-// writes it from that run.
+// writes it from that run. A golden where a pack after the first started
+// the server afresh runs again with two packs at once (Config.Jobs 2,
+// the CLI's default on two CPUs), which must give the same file too.
 func TestGoldens(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every pack against its fixtures")
@@ -124,27 +127,34 @@ func TestGoldens(t *testing.T) {
 	// Two at a time, not packtest.Parallel: on a loaded machine more
 	// runs at once make the later starts (the drift check's) miss their
 	// bounds, which would show as a changed verdict.
-	run := func(g golden, fresh bool) packtest.Result {
+	run := func(g golden, fresh bool, jobs int) packtest.Result {
 		r := packtest.Result{Dir: t.TempDir()}
-		c := engine.Config{Command: self, Args: g.args, CallTimeout: 10 * time.Second, FreshStarts: fresh}
+		c := engine.Config{Command: self, Args: g.args, CallTimeout: 10 * time.Second, FreshStarts: fresh, Jobs: jobs}
 		g.cfg(&c)
 		r.Report, r.Err = packtest.Run(r.Dir, c)
 		return r
 	}
 	results := make([]packtest.Result, len(gs))
 	freshResults := make([]*packtest.Result, len(gs))
+	jobsResults := make([]*packtest.Result, len(gs))
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
 	for i, g := range gs {
 		wg.Go(func() {
 			sem <- struct{}{}
-			results[i] = run(g, false)
+			results[i] = run(g, false, 1)
 			<-sem
 			if results[i].Err == nil && shared(results[i].Report) {
 				sem <- struct{}{}
-				r := run(g, true)
+				r := run(g, true, 1)
 				<-sem
 				freshResults[i] = &r
+			}
+			if results[i].Err == nil && parted(results[i].Report) {
+				sem <- struct{}{}
+				r := run(g, false, 2)
+				<-sem
+				jobsResults[i] = &r
 			}
 		})
 	}
@@ -175,8 +185,20 @@ func TestGoldens(t *testing.T) {
 				assert.False(t, shared(fr.Report), "a fresh-starts run shared a start")
 				check(*fr, "fresh starts")
 			}
+			if jr := jobsResults[i]; jr != nil {
+				check(*jr, "two packs at once")
+				t.Log("compared with two packs at once too")
+			}
 		})
 	}
+}
+
+// parted reports whether a pack after rep's first ran on a start of its
+// own: a run with Config.Jobs above 1 runs such a pack beside the others.
+func parted(rep *report.Report) bool {
+	return len(rep.Packs) > 1 && slices.ContainsFunc(rep.Packs[1:], func(pk report.Pack) bool {
+		return pk.SharedStart == "" && len(pk.Probes) > 0
+	})
 }
 
 // run is the part of a report a consolidation must keep: what ran, the
