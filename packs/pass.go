@@ -63,6 +63,11 @@ type Pass struct {
 	Active bool
 	// CallTimeout bounds one request.
 	CallTimeout time.Duration
+	// Scale is 1 on a probe's first attempt and larger on the one retry of
+	// a probe that ended inconclusive for time (TimedOut, Slow): the
+	// engine multiplies CallTimeout and the probe's deadline by it, and a
+	// probe multiplies its own fixed waits by it. 0 means 1.
+	Scale int
 	// Shared holds values that the probes of one start share (memoized
 	// work such as the tool sweep). Keys are the owning pack's business.
 	Shared map[string]any
@@ -193,6 +198,16 @@ func (p *Pass) request(d time.Duration, method string, params any) (*Response, e
 // CallTimeout. The engine runs a probe that ended inconclusive with one
 // once more, with a longer CallTimeout.
 func (p *Pass) TimedOut() bool { return p.timedOut > 0 }
+
+// Slow marks the probe's inconclusive verdict as one of time: the server
+// (or the loaded machine under it) took longer than a wait of the probe's
+// own, so the engine runs it once more with Scale larger, as it does
+// after a request got no answer.
+func (p *Pass) Slow() { p.timedOut++ }
+
+// Scaled is d multiplied by Scale: a probe's own fixed wait on this
+// attempt.
+func (p *Pass) Scaled(d time.Duration) time.Duration { return d * time.Duration(max(p.Scale, 1)) }
 
 // Call calls a tool with the given arguments, bounded by CallTimeout.
 func (p *Pass) Call(tool string, args map[string]any) (*Response, error) {

@@ -68,6 +68,9 @@ type Config struct {
 	KeepSandbox bool
 	// FreshStarts starts the server afresh for every pack, even one that
 	// could run on the start an earlier pack left running (--fresh-starts).
+	// There is no Jobs: this door runs its packs one after another, each
+	// a subtest (go test itself runs packages at once); the CLI's --jobs
+	// gives the same report.
 	FreshStarts bool
 	// MaxMiB is the sandbox size limit (sandbox.max_mib, default 1024).
 	MaxMiB int

@@ -133,6 +133,7 @@ func flagErrors(t *testing.T) map[string]map[string]flagError {
 		"fresh-starts":   boolErr("fresh-starts"),
 		"layers-off":     {[]string{"--layers-off", "landlock,selinux", "--", "x"}, `flag --layers-off: sandbox.layers_off: unknown containment layer "selinux" (known: landlock, seccomp, namespaces, cgroup, fsize, quota, secrets)`},
 		"max-mib":        {[]string{"--max-mib", "lots", "--", "x"}, `--max-mib: want an integer, got "lots"`},
+		"jobs":           {[]string{"--jobs", "-1", "--", "x"}, `--jobs: want 0 (one per CPU) or more packs at once, got -1`},
 		"no-sandbox":     boolErr("no-sandbox"),
 		"uncontained":    boolErr("uncontained"),
 		"packs":          {[]string{"--packs", "nope", "--", "x"}, `unknown pack "nope"`},

@@ -356,7 +356,7 @@ func (pr *packRun) attempt(ctx context.Context, probe packs.Probe, scale int) (r
 		p := &packs.Pass{
 			Ctx: pctx, Probe: &probe, Token: tok, Server: pr.sess, Surface: pr.surface, First: e.firstSurface(),
 			Sandbox: e.sandboxView(), Canaries: pr.canaries, Active: e.cfg.Active,
-			CallTimeout: time.Duration(scale) * pr.callBound(), Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
+			CallTimeout: time.Duration(scale) * pr.callBound(), Scale: scale, Shared: pr.shared, Vars: pr.vars, HTTP: pr.httpTarget(),
 			Listener6: e.listener6(), Install: e.install, Lock: e.cfg.Lock, Redact: e.redactor.String,
 		}
 		e.mu.Lock()

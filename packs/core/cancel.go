@@ -97,7 +97,9 @@ var cancellation = packs.Probe{
 			p.NotApplicable("no tool to cancel: none that may be called has a duration parameter (a number named like seconds, duration, delay or ms)")
 			return
 		}
-		args, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{sp.name: sp.value(CancelDuration)})
+		// Longer on the retry of an attempt the server was too slow for.
+		dur := p.Scaled(CancelDuration)
+		args, _ := packs.Arguments(t.InputSchema, p.Token, map[string]any{sp.name: sp.value(dur)})
 		const id = `"sm-cancel-1"`
 		params := map[string]any{"name": t.Name, "arguments": args}
 		if modern(p) {
@@ -123,7 +125,7 @@ var cancellation = packs.Probe{
 		enter(p, rawRequest{line: string(line), ids: ids(id)}, from, start).closed = true
 		answer := func(m message) bool { return m.fields["method"] == nil && sameID(m.id(), json.RawMessage(id)) }
 		if m := await(p, from, cancelLead, answer); m != nil {
-			p.Inconclusive("tools/call %s with %s=%v answered within %s, before it could be cancelled", t.Name, sp.name, sp.value(CancelDuration), cancelLead)
+			p.Inconclusive("tools/call %s with %s=%v answered within %s, before it could be cancelled", t.Name, sp.name, sp.value(dur), cancelLead)
 			return
 		}
 		if err := p.Server.Notify(p.Ctx, "notifications/cancelled", map[string]any{"requestId": "sm-cancel-1", "reason": "sealmark cancellation probe"}); err != nil {
@@ -137,13 +139,13 @@ var cancellation = packs.Probe{
 			return
 		}
 		taken := time.Now()
-		takenInTime := taken.Sub(start) < CancelDuration
+		takenInTime := taken.Sub(start) < dur
 		// The server had read the call by the time it answered the barrier,
 		// so a tool that ignored the cancellation ends CancelDuration after
 		// that at the latest; a second barrier then lets an answer written
 		// at its end arrive first, where a fixed grace would wait whatever
 		// the server does.
-		m := await(p, from, time.Until(taken.Add(CancelDuration)), answer)
+		m := await(p, from, time.Until(taken.Add(dur)), answer)
 		if m == nil {
 			if err := barrier(p); err != nil {
 				p.Notef("the request after the cancelled call's end got no answer: %v", err)
@@ -152,9 +154,10 @@ var cancellation = packs.Probe{
 		}
 		switch {
 		case m == nil:
-			p.Notef("no answer to the cancelled tools/call %s by the end of its %s", t.Name, CancelDuration)
+			p.Notef("no answer to the cancelled tools/call %s by the end of its %s", t.Name, dur)
 		case !takenInTime:
-			p.Inconclusive("the server answered the cancelled tools/call %s, but it took the cancellation only after the call's %s were up", t.Name, CancelDuration)
+			p.Inconclusive("the server answered the cancelled tools/call %s, but it took the cancellation only after the call's %s were up", t.Name, dur)
+			p.Slow()
 		default:
 			p.Reportf("tools/call %s was answered after it was cancelled", t.Name).
 				Evidencef("stdout", "line %d: %s", m.frame.Seq+1, briefFrame(m.frame, p.Token))

@@ -74,30 +74,74 @@ func packsSuffix(name string) string {
 // time, and compares their normalized reports.
 func compareShared(t *testing.T, runs []loadRun) {
 	t.Helper()
+	compareWith(t, runs, "fresh starts", "sharing", func(c *engine.Config) { c.FreshStarts = true }, func(t *testing.T, as, fresh *report.Report) {
+		assert.False(t, shared(fresh), "a fresh-starts run shared a start")
+		if !shared(as) {
+			t.Logf("no pack ran on another's start (%d packs ran)", len(as.Packs))
+		}
+	})
+}
+
+// compareWith runs each of runs as it is and as alt changes it, two at a
+// time, checks both with also, and compares their normalized reports:
+// altName is how the changed run is named, asName the run as it is.
+func compareWith(t *testing.T, runs []loadRun, altName, asName string, alt func(*engine.Config), also func(t *testing.T, as, changed *report.Report)) {
+	t.Helper()
 	both := append(slices.Clone(runs), runs...)
 	res := runAll(t, both, func(i int) engine.Config {
 		c := both[i].cfg
 		c.Args = slices.Clone(c.Args)
-		c.FreshStarts = i >= len(runs)
+		if i >= len(runs) {
+			alt(&c)
+		}
 		return c
 	}, 2)
 	for i, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
-			sh, fresh := res[i], res[len(runs)+i]
-			require.NoError(t, sh.Err)
-			require.NoError(t, fresh.Err)
-			require.Empty(t, sh.Report.HarnessError)
-			require.Empty(t, fresh.Report.HarnessError)
-			assert.False(t, shared(fresh.Report), "a fresh-starts run shared a start")
-			if !shared(sh.Report) {
-				t.Logf("no pack ran on another's start (%d packs ran)", len(sh.Report.Packs))
-			}
-			a, err := json.MarshalIndent(normalize(sh.Report), "", "  ")
+			as, changed := res[i], res[len(runs)+i]
+			require.NoError(t, as.Err)
+			require.NoError(t, changed.Err)
+			require.Empty(t, as.Report.HarnessError)
+			require.Empty(t, changed.Report.HarnessError)
+			also(t, as.Report, changed.Report)
+			a, err := json.MarshalIndent(normalize(as.Report), "", "  ")
 			require.NoError(t, err)
-			b, err := json.MarshalIndent(normalize(fresh.Report), "", "  ")
+			b, err := json.MarshalIndent(normalize(changed.Report), "", "  ")
 			require.NoError(t, err)
-			assert.Equal(t, string(b), string(a), "sharing starts changed the report (fresh starts: expected; sharing: actual)")
-			t.Logf("sharing %s, fresh starts %s", sh.took.Round(time.Millisecond), fresh.took.Round(time.Millisecond))
+			assert.Equal(t, string(b), string(a), "%s changed the report (%s: expected; %s: actual)", asName, altName, asName)
+			t.Logf("%s %s, %s %s", asName, as.took.Round(time.Millisecond), altName, changed.took.Round(time.Millisecond))
 		})
 	}
+}
+
+// partsReal=1 runs TestPartsReal.
+const partsReal = "SEALMARK_PARTS_REAL"
+
+// TestPartsReal runs every pinned real server whose packs include one
+// that starts the server afresh (effects, exec, git) after core, once
+// with two packs at once (Config.Jobs 2, the CLI's default on two CPUs)
+// and once one after another, and requires the same report, as
+// TestSharedStartsReal does. TestGoldens compares the fixture runs.
+func TestPartsReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs real servers twice (minutes)")
+	}
+	if os.Getenv(partsReal) != "1" {
+		t.Skipf("set %s=1 to run it: the pinned real servers judged by effects, exec or git, twice each with core, "+
+			"over 10 minutes; TestGoldens compares every fixture run both ways", partsReal)
+	}
+	var keep []loadRun
+	for _, r := range onlyRuns(realRuns(t)) {
+		own := slices.ContainsFunc(r.cfg.Packs, func(p string) bool { return !slices.Contains(sharingPacks, p) })
+		if !own || len(r.cfg.Services) > 0 {
+			continue // no pack after core would run beside it
+		}
+		if !slices.Contains(r.cfg.Packs, "core") {
+			r.cfg.Packs = append([]string{"core"}, r.cfg.Packs...)
+			r.name += "+core"
+		}
+		r.cfg.Jobs = 2
+		keep = append(keep, r)
+	}
+	compareWith(t, keep, "one after another", "two packs at once", func(c *engine.Config) { c.Jobs = 1 }, func(*testing.T, *report.Report, *report.Report) {})
 }
