@@ -23,6 +23,7 @@ import (
 	"github.com/sealmark/sealmark/internal/cleanup"
 	"github.com/sealmark/sealmark/internal/example"
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/slowtest"
 )
 
 var (
@@ -67,7 +68,7 @@ func sealmarkBinary(t *testing.T) string {
 func sealmark(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string) {
 	t.Helper()
 	bin := sealmarkBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), slowtest.Scale(10*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
@@ -172,7 +173,7 @@ var volatile = []struct {
 	re   *regexp.Regexp
 	with string
 }{
-	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|ms|s|m)\b`), "{time}"},
+	{regexp.MustCompile(`\b(\d+h)?(\d+m)?\d+(\.\d+)?(ns|µs|ms|s|m)\b`), "{time}"}, // 9.9s, 1m24.4s
 	{regexp.MustCompile(`\bpid \d+`), "pid {pid}"},
 	{regexp.MustCompile(`(127\.0\.0\.1|\[::1\]|\[::ffff:127\.0\.0\.1\]|localhost|0x7f000001|2130706433):(\d+|\{[a-z_]+\})`), "$1:{port}"},
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`), "{date}"},
@@ -406,7 +407,7 @@ func goTestTable(t *testing.T) string {
 	require.NoError(t, err)
 	ofile := filepath.Join(tmp, "overlay.json")
 	require.NoError(t, os.WriteFile(ofile, overlay, 0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), slowtest.Scale(10*time.Minute))
 	defer cancel()
 	bin := filepath.Join(tmp, "docsample.test")
 	build := exec.CommandContext(ctx, goCmd, "test", "-vet=off", "-c", "-o", bin, "-overlay="+ofile, "./"+pkg)

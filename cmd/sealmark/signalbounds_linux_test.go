@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sealmark/sealmark/internal/fixture"
+	"github.com/sealmark/sealmark/internal/slowtest"
 )
 
 // boundCases are servers that leave the harness a lot to clear away when
@@ -56,7 +57,7 @@ func signalOnceBusy(tb testing.TB, flaws, last string) time.Duration {
 
 	var pid int
 	var leaf string
-	deadline := time.Now().Add(10 * time.Minute) // 500,000 creates on a loaded machine
+	deadline := time.Now().Add(slowtest.Scale(10 * time.Minute)) // 500,000 creates on a loaded machine
 	for pid == 0 {
 		if time.Now().After(deadline) {
 			tb.Fatalf("the server never started; stderr:\n%s", stderr.String())
