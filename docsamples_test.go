@@ -494,3 +494,13 @@ func checkSample(t *testing.T, root string, s sample) {
 		checkExcerpt(t, where+": $ sealmark "+strings.Join(p.cmd.args, " "), p.want, runCLI(t, dir, p.cmd))
 	}
 }
+
+// TestNormaliseTimes: a time a loaded run prints in minutes matches the
+// sample's seconds, as any other time does.
+func TestNormaliseTimes(t *testing.T) {
+	sample := normalise("calendar  direct    warn     CORE-UNKNOWN-METHOD medium  9.9s")
+	for _, real := range []string{"calendar  direct    warn     CORE-UNKNOWN-METHOD medium  1m24.4s", "calendar  direct    warn     CORE-UNKNOWN-METHOD medium  1h2m3s"} {
+		if got := normalise(real); got != sample {
+			t.Errorf("normalise(%q) = %q, want %q", real, got, sample)
+		}
+	}}
