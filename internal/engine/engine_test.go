@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func fixtureConfig(t *testing.T, flaws string) engine.Config {
+func fixtureConfig(t testing.TB, flaws string) engine.Config {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	return engine.Config{Catalog: catalogue.All,
