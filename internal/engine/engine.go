@@ -53,18 +53,21 @@ import (
 
 // Engine is one run.
 type Engine struct {
-	given    Config            // the configuration as New got it, for the run's parts (parallel.go)
-	partOf   int               // for a part: how many warnings New gave it, which the run has
-	staged   map[string]string // the placeholder values server.files were last written with
-	cfg      Config
-	redactor *redact.Redactor
-	sb       *sandbox.Sandbox
-	workdir  string // the server's cwd when there is no sandbox
-	install  string // the server's own install directory, {install}; "" when unknown
-	vars     map[string]string
-	canaries []environ.KV
-	undo     func()
-	views    []func(*packs.Sandbox) // the packs' changes to the sandbox view (packs.Opened.View)
+	given  Config // the configuration as New got it, for the run's parts (parallel.go)
+	partOf int    // for a part: how many warnings New gave it, which the run has
+	// firstStarted is called once the run's first start has its surface,
+	// in the run's own goroutine (parallel.go), or nil.
+	firstStarted func()
+	staged       map[string]string // the placeholder values server.files were last written with
+	cfg          Config
+	redactor     *redact.Redactor
+	sb           *sandbox.Sandbox
+	workdir      string // the server's cwd when there is no sandbox
+	install      string // the server's own install directory, {install}; "" when unknown
+	vars         map[string]string
+	canaries     []environ.KV
+	undo         func()
+	views        []func(*packs.Sandbox) // the packs' changes to the sandbox view (packs.Opened.View)
 
 	watch *watch // the observers; nil without a sandbox
 

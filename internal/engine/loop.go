@@ -68,11 +68,18 @@ func (e *Engine) RunT(ctx context.Context, t T, h Hooks) *report.Report {
 	par := e.newParts(ctx, t, h)              // parallel.go
 	h = par.hooks(h)
 	all := e.Packs()
+	cur := 0
+	if par != nil {
+		// The packs after the first start's own begin beside it, not
+		// after its pack.
+		e.firstStarted = func() { par.handOff(all[cur+1:]) }
+	}
 	for i, pk := range all {
 		if ctx.Err() != nil {
 			e.interrupted(ctx, t)
 			break
 		}
+		cur = i
 		if par.handOff(all[i:]) == pk.Name {
 			continue
 		}

@@ -14,8 +14,9 @@ import (
 )
 
 // A run with Config.Jobs above 1 runs packs at once. Its first start (the
-// first pack's, core's in the shipped catalogue) runs alone, as without
-// jobs: a server that cannot start is said once. Then each later pack
+// first pack's, core's in the shipped catalogue) comes alone, as without
+// jobs: a server that cannot start is said once. Once it has answered
+// tools/list, while its pack goes on, each later pack
 // that would start the server afresh anyway, and applies to the first
 // start's surface, runs as a run of its own (a part): a sandbox, canaries,
 // observers and server starts of its own, with the same configuration,

@@ -191,6 +191,9 @@ func (e *Engine) startPack(ctx context.Context, pk packs.Pack, st packs.Start, i
 		e.surface = surface
 		e.rep.Protocol = report.Protocol{Era: session.Era(init.Version), Version: init.Version, Transport: pr.sess.Transport(), ServerName: init.Server.Name, ServerVersion: init.Server.Version}
 		e.mu.Unlock()
+		if e.firstStarted != nil {
+			e.firstStarted() // parallel.go: the later packs may start beside this one
+		}
 	}
 	return pr, nil
 }
