@@ -15,6 +15,7 @@ import (
 	"github.com/sealmark/sealmark/internal/contain"
 	"github.com/sealmark/sealmark/internal/engine"
 	"github.com/sealmark/sealmark/internal/report"
+	"github.com/sealmark/sealmark/internal/slowtest"
 	"github.com/sealmark/sealmark/observers"
 	"github.com/sealmark/sealmark/packs"
 	"github.com/sealmark/sealmark/packs/table"
@@ -41,14 +42,14 @@ func limitRuns(t *testing.T, cfgs []engine.Config) []*report.Report {
 	var wg sync.WaitGroup
 	for i, cfg := range cfgs {
 		cfg.MaxProcs, cfg.MaxMemoryMiB = 64, 256
-		cfg.CallTimeout = 10 * time.Second // a fork bomb under load takes a while
+		cfg.CallTimeout = slowtest.Scale(10 * time.Second) // a fork bomb, or a child filling 256 MiB, under load takes a while
 		wg.Go(func() {
 			e, err := engine.New(cfg)
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), slowtest.Scale(2*time.Minute))
 			defer cancel()
 			reps[i] = e.Run(ctx, engine.Hooks{})
 		})
@@ -204,7 +205,7 @@ func TestMemoryLimitAtStartGraded(t *testing.T) {
 		cfg := fixtureConfig(t, flaws)
 		cfg.Packs = []string{"core"}
 		cfg.MaxProcs, cfg.MaxMemoryMiB = 64, 256
-		cfg.StartTimeout = 30 * time.Second // a bound for a hang, not a speed test
+		cfg.StartTimeout = slowtest.Scale(30 * time.Second) // a bound for a hang, not a speed test
 		cfgs = append(cfgs, cfg)
 	}
 	reps := make([]*report.Report, len(cfgs))
@@ -216,7 +217,7 @@ func TestMemoryLimitAtStartGraded(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), slowtest.Scale(3*time.Minute))
 			defer cancel()
 			reps[i] = e.Run(ctx, engine.Hooks{})
 		})
